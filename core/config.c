@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/config.c: configuration snapshots (see config.h). The file is INI,
+ * parsed by inih rather than by hand; only known [section] keys are accepted so
+ * a typo is an error, not a silently ignored line. The environment wins over
+ * the file, the file over the defaults.
+ */
+#include "core/config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xrma/errors.h>
+#include "core/registry.h"
+
+#ifndef XRMA_SYSCONFDIR
+#define XRMA_SYSCONFDIR "/etc"
+#endif
+
+struct key_desc {
+	const char *section;
+	const char *name;
+	const char *env;
+	const char *fallback;   /* NULL: computed (the provider default) */
+};
+
+static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
+	[XRMA_CONFIG_PROVIDER] = { "xrma", "provider", "XRMA_PROVIDER", NULL },
+	[XRMA_CONFIG_NODE_ID] = { "xrma", "node_id", "XRMA_NODE_ID", "1" },
+	[XRMA_CONFIG_FABRIC] = { "xrma", "fabric", "XRMA_FABRIC", "default" },
+};
+
+static void set_entry(struct xrma_config_entry *e, const char *value, const char *source)
+{
+	snprintf(e->value, sizeof(e->value), "%s", value);
+	snprintf(e->source, sizeof(e->source), "%s", source);
+}
+
+struct parse_state {
+	struct xrma_config *cfg;
+	const char *path;
+	int bad;   /* a value did not fit or a key was unknown */
+};
+
+static int on_ini_entry(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse_state *ps = user;
+	char source[288];
+
+	for (int k = 0; k < XRMA_CONFIG_KEY_COUNT; k++) {
+		if (strcmp(section, key_descs[k].section) || strcmp(name, key_descs[k].name))
+			continue;
+		if (strlen(value) >= sizeof(ps->cfg->entries[k].value)) {
+			ps->bad = 1;
+			return 0;
+		}
+		snprintf(source, sizeof(source), "file %s", ps->path);
+		set_entry(&ps->cfg->entries[k], value, source);
+		return 1;
+	}
+	ps->bad = 1;
+	return 0;   /* unknown key: inih reports the line */
+}
+
+int xrma_config_load_file(struct xrma_config *cfg, const char *path)
+{
+	struct parse_state ps = { .cfg = cfg, .path = path };
+	int line;
+
+	if (!cfg || !path)
+		return -XRMA_EINVAL;
+	line = ini_parse(path, on_ini_entry, &ps);
+	if (line != 0)
+		return -XRMA_ECONFIG;
+	snprintf(cfg->file, sizeof(cfg->file), "%s", path);
+	return 0;
+}
+
+static void set_defaults(struct xrma_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	for (int k = 0; k < XRMA_CONFIG_KEY_COUNT; k++) {
+		snprintf(cfg->entries[k].key, sizeof(cfg->entries[k].key), "%s", key_descs[k].name);
+		set_entry(&cfg->entries[k],
+			  key_descs[k].fallback ? key_descs[k].fallback : xrma_provider_default(), "default");
+	}
+}
+
+/* The file to read: XRMA_CONF (must exist), else the first default that exists. */
+static int find_file(char *path, size_t len, int *required)
+{
+	const char *env = getenv("XRMA_CONF");
+	const char *home = getenv("HOME");
+
+	*required = 0;
+	if (env && *env) {
+		*required = 1;
+		snprintf(path, len, "%s", env);
+		return 1;
+	}
+	if (home && *home) {
+		snprintf(path, len, "%s/.config/xrma/xrma.conf", home);
+		if (access(path, R_OK) == 0)
+			return 1;
+	}
+	snprintf(path, len, "%s/xrma/xrma.conf", XRMA_SYSCONFDIR);
+	return access(path, R_OK) == 0;
+}
+
+int xrma_config_load(struct xrma_config *cfg)
+{
+	char path[PATH_MAX];
+	char source[64];
+	int required, ret;
+
+	if (!cfg)
+		return -XRMA_EINVAL;
+	set_defaults(cfg);
+	if (find_file(path, sizeof(path), &required)) {
+		ret = xrma_config_load_file(cfg, path);
+		if (ret && (required || access(path, R_OK) == 0))
+			return ret;
+	}
+	for (int k = 0; k < XRMA_CONFIG_KEY_COUNT; k++) {
+		const char *v = getenv(key_descs[k].env);
+
+		if (!v || !*v)
+			continue;
+		if (strlen(v) >= sizeof(cfg->entries[k].value))
+			return -XRMA_ECONFIG;
+		snprintf(source, sizeof(source), "environment %s", key_descs[k].env);
+		set_entry(&cfg->entries[k], v, source);
+	}
+	return 0;
+}
+
+const char *xrma_config_value(const struct xrma_config *cfg, enum xrma_config_key key)
+{
+	if (!cfg || key < 0 || key >= XRMA_CONFIG_KEY_COUNT)
+		return NULL;
+	return cfg->entries[key].value;
+}
+
+int xrma_config_node_id(const struct xrma_config *cfg, uint32_t *node_id)
+{
+	const char *v = xrma_config_value(cfg, XRMA_CONFIG_NODE_ID);
+	unsigned long long n;
+	char *end;
+
+	if (!v || !node_id)
+		return -XRMA_EINVAL;
+	if (*v == '-' || *v == '\0')
+		return -XRMA_ECONFIG;
+	errno = 0;
+	n = strtoull(v, &end, 0);
+	if (errno || *end != '\0' || n >= UINT32_MAX)
+		return -XRMA_ECONFIG;
+	*node_id = (uint32_t)n;
+	return 0;
+}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/ctx.c: opening and closing a context (provider instance, service
+ * threads, DMA engine), the provider upcalls, and the dispatch of inbound
+ * control messages to the object files that handle them.
+ */
+#include "core/ctx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xrma/errors.h>
+#include "core/config.h"
+#include "core/conn.h"
+#include "core/intr.h"
+#include "core/registry.h"
+#include "core/rseg.h"
+#include "core/seg.h"
+#include "core/wait.h"
+
+static void on_ctrl_recv(void *core, const struct xrma_prov_addr *src, const void *buf, size_t len)
+{
+	struct xrma_core_ctx *ctx = core;
+	struct xrma_wire_msg msg;
+
+	/* A malformed message is dropped: it cannot be answered reliably. */
+	if (xrma_wire_decode(buf, len, &msg))
+		return;
+	switch (msg.type) {
+	case XRMA_WIRE_REPLY:
+		if (!xrma_control_on_reply(ctx, src, &msg))
+			xrma_core_conn_on_late_reply(ctx, src, &msg);
+		break;
+	case XRMA_WIRE_PING:
+		xrma_control_reply(ctx, src, msg.req, 0, NULL, NULL, 0);
+		break;
+	case XRMA_WIRE_SEG_IMPORT:
+		xrma_core_seg_on_import(ctx, src, &msg);
+		break;
+	case XRMA_WIRE_SEG_RELEASE:
+		xrma_core_seg_on_release(ctx, src, &msg);
+		break;
+	case XRMA_WIRE_SEG_NOTICE:
+		xrma_core_rseg_on_notice(ctx, src, &msg);
+		break;
+	case XRMA_WIRE_INTR_CONNECT:
+		xrma_core_intr_on_connect(ctx, src, &msg);
+		break;
+	case XRMA_WIRE_INTR_DISCONNECT:
+		xrma_core_intr_on_disconnect(ctx, src, &msg);
+		break;
+	case XRMA_WIRE_INTR_TRIGGER:
+		xrma_core_intr_on_trigger(ctx, src, &msg);
+		break;
+	case XRMA_WIRE_INTR_GONE:
+		xrma_core_rintr_on_gone(ctx, src, &msg);
+		break;
+	case XRMA_WIRE_CONN_REQUEST:
+		xrma_core_conn_on_request(ctx, src, &msg);
+		break;
+	case XRMA_WIRE_CONN_DATA:
+		xrma_core_conn_on_data(ctx, src, &msg);
+		break;
+	case XRMA_WIRE_CONN_CREDIT:
+		xrma_core_conn_on_credit(ctx, src, &msg);
+		break;
+	case XRMA_WIRE_CONN_CLOSE:
+		xrma_core_conn_on_close(ctx, src, &msg);
+		break;
+	default:
+		break;
+	}
+}
+
+static void on_peer_down(void *core, const struct xrma_prov_addr *peer, int status)
+{
+	struct xrma_core_ctx *ctx = core;
+
+	xrma_control_on_peer_down(ctx, peer, status);
+	xrma_core_seg_on_peer_down(ctx, peer, status);
+	xrma_core_rseg_on_peer_down(ctx, peer, status);
+	xrma_core_conn_on_peer_down(ctx, peer, status);
+	xrma_core_intr_on_peer_down(ctx, peer, status);
+}
+
+static void on_link_event(void *core, uint32_t node, bool up)
+{
+	struct xrma_core_ctx *ctx = core;
+
+	xrma_core_seg_on_link(ctx, node, up);
+	xrma_core_rseg_on_link(ctx, node, up);
+}
+
+static const struct xrma_prov_upcalls ctx_upcalls = {
+	.ctrl_recv = on_ctrl_recv,
+	.peer_down = on_peer_down,
+	.link_event = on_link_event,
+};
+
+static void ctx_destroy(struct xrma_obj *obj)
+{
+	struct xrma_core_ctx *ctx = (struct xrma_core_ctx *)obj;
+
+	xrma_service_stop(ctx);
+	xrma_engine_fini(&ctx->engine);
+	ctx->prov->ops->close(ctx->prov_state);
+	xrma_control_destroy(&ctx->control);
+	xrma_idmap_destroy(&ctx->segs);
+	xrma_idmap_destroy(&ctx->rsegs);
+	xrma_idmap_destroy(&ctx->conns);
+	xrma_idmap_destroy(&ctx->listeners);
+	xrma_idmap_destroy(&ctx->intrs);
+	xrma_idmap_destroy(&ctx->rintrs);
+	xrma_cond_destroy(&ctx->children_cond);
+	xrma_lock_destroy(&ctx->lock);
+	free(ctx);
+}
+
+/* Resolve provider, node id and fabric from attr, then the configuration. */
+static int resolve_attr(const struct xrma_ctx_attr *attr, const struct xrma_provider **prov,
+			uint32_t *node_id, char *fabric)
+{
+	struct xrma_config cfg;
+	const char *fab;
+	int ret;
+
+	if (attr && (attr->flags || (attr->provider && strlen(attr->provider) >= XRMA_NAME_MAX) ||
+		     (attr->fabric && (!*attr->fabric || strlen(attr->fabric) >= XRMA_NAME_MAX))))
+		return -XRMA_EINVAL;
+	ret = xrma_config_load(&cfg);
+	if (ret)
+		return ret;
+	ret = xrma_registry_choose(attr ? attr->provider : NULL, &cfg, prov);
+	if (ret)
+		return ret;
+	if (attr && attr->node_id != XRMA_NODE_ANY) {
+		*node_id = attr->node_id;
+	} else {
+		ret = xrma_config_node_id(&cfg, node_id);
+		if (ret)
+			return ret;
+	}
+	if (*node_id > (*prov)->caps->max_node_id)
+		return attr && attr->node_id != XRMA_NODE_ANY ? -XRMA_EINVAL : -XRMA_ECONFIG;
+	fab = attr && attr->fabric ? attr->fabric : xrma_config_value(&cfg, XRMA_CONFIG_FABRIC);
+	if (!fab || !*fab || strlen(fab) >= XRMA_NAME_MAX)
+		return -XRMA_ECONFIG;
+	snprintf(fabric, XRMA_NAME_MAX, "%s", fab);
+	return 0;
+}
+
+int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
+{
+	struct xrma_core_ctx *ctx;
+	struct xrma_prov_open_args args;
+	const struct xrma_provider *prov;
+	char fabric[XRMA_NAME_MAX];
+	uint32_t node_id;
+	int ret;
+
+	if (!out)
+		return -XRMA_EINVAL;
+	*out = NULL;
+	ret = resolve_attr(attr, &prov, &node_id, fabric);
+	if (ret)
+		return ret;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -XRMA_ENOMEM;
+	ctx->prov = prov;
+	ctx->caps = *prov->caps;
+	memcpy(ctx->fabric, fabric, sizeof(ctx->fabric));
+	ctx->next_id = 1;
+	xrma_lock_init(&ctx->lock);
+	xrma_cond_init(&ctx->children_cond);
+	xrma_idmap_init(&ctx->segs);
+	xrma_idmap_init(&ctx->rsegs);
+	xrma_idmap_init(&ctx->conns);
+	xrma_idmap_init(&ctx->listeners);
+	xrma_idmap_init(&ctx->intrs);
+	xrma_idmap_init(&ctx->rintrs);
+	xrma_control_init(&ctx->control);
+	xrma_engine_init(&ctx->engine);
+
+	args = (struct xrma_prov_open_args){
+		.fabric = ctx->fabric,
+		.node_id = node_id,
+		.upcalls = &ctx_upcalls,
+		.core = ctx,
+	};
+	ret = prov->ops->open(&args, &ctx->prov_state, &ctx->self);
+	if (ret)
+		goto err_free_ctx;
+	ret = xrma_service_start(ctx);
+	if (ret)
+		goto err_close_provider;
+	ret = xrma_handle_alloc(&ctx->obj, XRMA_OBJ_CTX, ctx_destroy);
+	if (ret)
+		goto err_stop_service;
+	*out = ctx->obj.handle;
+	return 0;
+
+err_stop_service:
+	xrma_service_stop(ctx);
+err_close_provider:
+	prov->ops->close(ctx->prov_state);
+err_free_ctx:
+	xrma_engine_fini(&ctx->engine);
+	xrma_control_destroy(&ctx->control);
+	xrma_cond_destroy(&ctx->children_cond);
+	xrma_lock_destroy(&ctx->lock);
+	free(ctx);
+	return ret;
+}
+
+int xrma_ctx_close(struct xrma_ctx *handle)
+{
+	struct xrma_core_ctx *ctx;
+	struct xrma_deadline forever;
+	int ret;
+
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	/* Its own threads cannot join themselves. */
+	if (xrma_service_on_callback_thread(ctx) || xrma_service_on_service_thread(ctx)) {
+		xrma_handle_put(&ctx->obj);
+		return -XRMA_ESTATE;
+	}
+	xrma_lock(&ctx->lock);
+	if (ctx->live_children || ctx->closing) {
+		ret = ctx->closing ? -XRMA_EHANDLE : -XRMA_EBUSY;
+		xrma_unlock(&ctx->lock);
+		xrma_handle_put(&ctx->obj);
+		return ret;
+	}
+	ctx->closing = true;
+	/* Closed children may still be held briefly by another thread. */
+	xrma_deadline_set(&forever, -1);
+	while (ctx->children)
+		xrma_cond_wait(&ctx->children_cond, &ctx->lock, &forever);
+	xrma_unlock(&ctx->lock);
+	ret = xrma_handle_kill(&ctx->obj);
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
+int xrma_ctx_query(struct xrma_ctx *handle, struct xrma_ctx_info *info)
+{
+	struct xrma_core_ctx *ctx;
+	int ret;
+
+	if (!info)
+		return -XRMA_EINVAL;
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	memset(info, 0, sizeof(*info));
+	snprintf(info->provider, sizeof(info->provider), "%s", ctx->prov->name);
+	snprintf(info->fabric, sizeof(info->fabric), "%s", ctx->fabric);
+	info->node_id = ctx->self.node;
+	info->caps = ctx->caps;
+	xrma_handle_put(&ctx->obj);
+	return 0;
+}
+
+int xrma_ctx_object_count(struct xrma_ctx *handle, size_t *count)
+{
+	struct xrma_core_ctx *ctx;
+	int ret;
+
+	if (!count)
+		return -XRMA_EINVAL;
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	xrma_lock(&ctx->lock);
+	*count = ctx->live_children;
+	xrma_unlock(&ctx->lock);
+	xrma_handle_put(&ctx->obj);
+	return 0;
+}
+
+int xrma_core_ctx_child_open(struct xrma_core_ctx *ctx)
+{
+	int ret = 0;
+
+	xrma_lock(&ctx->lock);
+	if (ctx->closing) {
+		ret = -XRMA_ESTATE;
+	} else {
+		ctx->live_children++;
+		ctx->children++;
+	}
+	xrma_unlock(&ctx->lock);
+	return ret;
+}
+
+void xrma_core_ctx_child_killed(struct xrma_core_ctx *ctx)
+{
+	xrma_lock(&ctx->lock);
+	ctx->live_children--;
+	xrma_unlock(&ctx->lock);
+}
+
+void xrma_core_ctx_child_destroyed(struct xrma_core_ctx *ctx)
+{
+	xrma_lock(&ctx->lock);
+	ctx->children--;
+	xrma_cond_broadcast(&ctx->children_cond);
+	xrma_unlock(&ctx->lock);
+}
+
+uint64_t xrma_core_ctx_next_id(struct xrma_core_ctx *ctx)
+{
+	xrma_lock_assert_held(&ctx->lock);
+	return ctx->next_id++;
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/ctx.h: the context object as the rest of the core sees it, the one
+ * macro through which the core calls a provider, and child accounting.
+ */
+#ifndef XRMA_CORE_CTX_H
+#define XRMA_CORE_CTX_H
+
+#include <stdatomic.h>
+#include <xrma/ctx.h>
+#include "core/control.h"
+#include "core/engine.h"
+#include "core/handle.h"
+#include "core/idmap.h"
+#include "core/lock.h"
+#include "core/service.h"
+#include "providers/provider.h"
+
+struct xrma_core_ctx {
+	struct xrma_obj obj;
+	const struct xrma_provider *prov;   /* fixed at open */
+	void *prov_state;                   /* fixed at open */
+	struct xrma_prov_addr self;         /* fixed at open */
+	char fabric[XRMA_NAME_MAX];         /* fixed at open */
+	struct xrma_caps caps;              /* fixed at open */
+	size_t live_children;               /* under lock: open objects (handle live) */
+	size_t children;                    /* under lock: objects not yet destroyed */
+	struct xrma_cond children_cond;     /* broadcast when children drops */
+	bool closing;                       /* under lock: close passed its checks */
+
+	struct xrma_lock lock;              /* guards the maps and next_id */
+	struct xrma_idmap segs;             /* exportable seg id -> seg */
+	struct xrma_idmap rsegs;            /* import id -> rseg */
+	struct xrma_idmap conns;            /* conn id -> conn */
+	struct xrma_idmap listeners;        /* port -> listening conn */
+	struct xrma_idmap intrs;            /* number -> intr */
+	struct xrma_idmap rintrs;           /* rintr id -> rintr */
+	uint64_t next_id;
+
+	struct xrma_service service;
+	struct xrma_control control;
+	struct xrma_engine engine;
+};
+
+/* The op tested is the op called: a NULL optional op is XRMA_ENOTSUP. */
+#define XRMA_PROV_CALL(ctx, op, ...)                                                       \
+	((ctx)->prov->ops->op ? (ctx)->prov->ops->op((ctx)->prov_state, __VA_ARGS__)       \
+			      : -XRMA_ENOTSUP)
+
+static inline int xrma_core_ctx_acquire(const void *handle, struct xrma_core_ctx **ctx)
+{
+	return XRMA_HANDLE_GET(handle, XRMA_OBJ_CTX, struct xrma_core_ctx, *ctx);
+}
+
+/*
+ * Child accounting. child_open when a child object is created (-XRMA_ESTATE if
+ * the context is closing); child_killed when its handle is closed (from then
+ * xrma_ctx_close no longer answers XRMA_EBUSY for it); child_destroyed as the
+ * last thing its destructor does (the context's memory and provider stay until
+ * every child is destroyed).
+ */
+int xrma_core_ctx_child_open(struct xrma_core_ctx *ctx);
+void xrma_core_ctx_child_killed(struct xrma_core_ctx *ctx);
+void xrma_core_ctx_child_destroyed(struct xrma_core_ctx *ctx);
+
+/* A fresh id for imports, connections and remote interrupts (under ctx->lock). */
+uint64_t xrma_core_ctx_next_id(struct xrma_core_ctx *ctx);
+
+static inline bool xrma_core_addr_eq(const struct xrma_prov_addr *a, const struct xrma_prov_addr *b)
+{
+	return a->node == b->node && a->ep == b->ep;
+}
+
+#endif

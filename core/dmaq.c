@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/dmaq.c: DMA queues (xrma/dmaq.h): validation of every post before any
+ * side effect, the DAT vector fill rule, completion entries with cookies and
+ * flags, abort, and waits that spin briefly before they block. The engine
+ * thread (core/engine.c) runs asynchronous jobs; a synchronous post on an idle
+ * queue runs in the caller, which is what makes small SYNC transfers cheap.
+ */
+#include "core/dmaq.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xrma/errors.h>
+#include "core/ctx.h"
+#include "core/rseg.h"
+#include "core/seg.h"
+#include "core/wait.h"
+
+#define DMAQ_DEPTH_MAX 65536u
+#define RMA_FLAGS_ALL (XRMA_RMA_SUPPRESS | XRMA_RMA_UNSIGNALLED | XRMA_RMA_FENCE | XRMA_RMA_SYNC | \
+		       XRMA_RMA_ORDERED)
+
+static void dmaq_destroy(struct xrma_obj *obj)
+{
+	struct xrma_core_dmaq *dmaq = (struct xrma_core_dmaq *)obj;
+	struct xrma_core_ctx *ctx = dmaq->ctx;
+
+	free(dmaq->cq);
+	xrma_cond_destroy(&dmaq->cond);
+	xrma_lock_destroy(&dmaq->lock);
+	free(dmaq);
+	xrma_core_ctx_child_destroyed(ctx);
+}
+
+int xrma_dmaq_open(struct xrma_ctx *handle, uint32_t depth, uint32_t flags, struct xrma_dmaq **out)
+{
+	struct xrma_core_ctx *ctx;
+	struct xrma_core_dmaq *dmaq;
+	int ret;
+
+	if (!out)
+		return -XRMA_EINVAL;
+	*out = NULL;
+	if (!depth || depth > DMAQ_DEPTH_MAX || (flags & ~XRMA_DMAQ_UNSIGNALLED))
+		return -XRMA_EINVAL;
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	dmaq = calloc(1, sizeof(*dmaq));
+	if (dmaq)
+		dmaq->cq = calloc(depth, sizeof(*dmaq->cq));
+	if (!dmaq || !dmaq->cq) {
+		ret = -XRMA_ENOMEM;
+		goto err_free;
+	}
+	dmaq->ctx = ctx;
+	dmaq->depth = depth;
+	dmaq->flags = flags;
+	xrma_lock_init(&dmaq->lock);
+	xrma_cond_init(&dmaq->cond);
+	atomic_init(&dmaq->progress, 0);
+	ret = xrma_core_ctx_child_open(ctx);
+	if (ret)
+		goto err_destroy_lock;
+	ret = xrma_handle_alloc(&dmaq->obj, XRMA_OBJ_DMAQ, dmaq_destroy);
+	if (ret)
+		goto err_child;
+	*out = dmaq->obj.handle;
+	xrma_handle_put(&ctx->obj);
+	return 0;
+
+err_child:
+	xrma_core_ctx_child_killed(ctx);
+	xrma_core_ctx_child_destroyed(ctx);
+err_destroy_lock:
+	xrma_cond_destroy(&dmaq->cond);
+	xrma_lock_destroy(&dmaq->lock);
+err_free:
+	if (dmaq)
+		free(dmaq->cq);
+	free(dmaq);
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
+int xrma_dmaq_close(struct xrma_dmaq *handle)
+{
+	struct xrma_core_dmaq *dmaq;
+	int ret;
+
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	xrma_lock(&dmaq->lock);
+	ret = dmaq->outstanding || dmaq->signals ? -XRMA_EBUSY : 0;
+	xrma_unlock(&dmaq->lock);
+	if (!ret) {
+		ret = xrma_handle_kill(&dmaq->obj);
+		if (!ret)
+			xrma_core_ctx_child_killed(dmaq->ctx);
+	}
+	xrma_handle_put(&dmaq->obj);
+	return ret;
+}
+
+/* ---- posting ---- */
+
+static void release_job_refs(struct xrma_rma_job *job)
+{
+	for (size_t i = 0; i < job->seg_count; i++) {
+		xrma_ref_put(&job->segs[i]->busy);
+		xrma_handle_put(&job->segs[i]->obj);
+	}
+	if (job->rseg) {
+		xrma_ref_put(&job->rseg->busy);
+		xrma_handle_put(&job->rseg->obj);
+	}
+}
+
+/*
+ * Check the local vector and build the plain iovec of the first len bytes:
+ * leading entries whole, at most one partial, the rest untouched (uDAPL).
+ */
+static int build_local(struct xrma_rma_job *job, const struct xrma_iov *local, size_t count, size_t len)
+{
+	uint32_t need = job->op == XRMA_RMA_READ ? XRMA_ACCESS_LOCAL_WRITE : XRMA_ACCESS_LOCAL_READ;
+	size_t left = len;
+	int ret;
+
+	for (size_t i = 0; i < count; i++) {
+		struct xrma_core_seg *seg;
+
+		ret = xrma_core_seg_acquire(local[i].seg, &seg);
+		if (ret)
+			return ret;
+		job->segs[job->seg_count++] = seg;
+		xrma_ref_get(&seg->busy);
+		if (local[i].offset > seg->len || local[i].len > seg->len - local[i].offset)
+			return -XRMA_ERANGE;
+		if (!(seg->access & need))
+			return -XRMA_EACCES;
+		if (left && local[i].len) {
+			size_t take = local[i].len < left ? local[i].len : left;
+
+			job->iov[job->iov_count++] = (struct iovec){
+				.iov_base = (char *)seg->addr + local[i].offset,
+				.iov_len = take,
+			};
+			left -= take;
+		}
+	}
+	return left ? -XRMA_ELENGTH : 0;
+}
+
+static int check_remote(struct xrma_rma_job *job, struct xrma_rma_job *unused, const struct xrma_caps *caps)
+{
+	struct xrma_core_rseg *rseg = job->rseg;
+	uint32_t need = job->op == XRMA_RMA_READ ? XRMA_ACCESS_REMOTE_READ : XRMA_ACCESS_REMOTE_WRITE;
+
+	(void)unused;
+	if (job->remote_offset > rseg->len || job->len > rseg->len - job->remote_offset)
+		return -XRMA_ERANGE;
+	if (!(rseg->access & need))
+		return -XRMA_EACCES;
+	if (job->remote_offset % caps->rma_offset_align)
+		return -XRMA_EALIGN_OFFSET;
+	if (job->len % caps->rma_size_align)
+		return -XRMA_EALIGN_SIZE;
+	return xrma_core_rseg_usable(rseg);
+}
+
+static void link_inflight_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job)
+{
+	job->seq = ++dmaq->last_seq;
+	job->qnext = NULL;
+	job->qprev = dmaq->inflight_tail;
+	if (dmaq->inflight_tail)
+		dmaq->inflight_tail->qnext = job;
+	else
+		dmaq->inflight_head = job;
+	dmaq->inflight_tail = job;
+	dmaq->outstanding++;
+}
+
+static void unlink_inflight_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job)
+{
+	if (job->qprev)
+		job->qprev->qnext = job->qnext;
+	else
+		dmaq->inflight_head = job->qnext;
+	if (job->qnext)
+		job->qnext->qprev = job->qprev;
+	else
+		dmaq->inflight_tail = job->qprev;
+	dmaq->outstanding--;
+}
+
+/* Retire job with status; frees it unless a synchronous poster owns it. */
+static void complete_job(struct xrma_rma_job *job, int status)
+{
+	struct xrma_core_dmaq *dmaq = job->dmaq;
+	struct xrma_fence_signal *ready;
+	bool owned_by_caller = job->sync;
+	bool wake = true;
+
+	release_job_refs(job);
+	xrma_lock(&dmaq->lock);
+	unlink_inflight_locked(dmaq, job);
+	if (job->sync) {
+		job->done = true;
+		job->status = status;
+	} else if (status || !(job->flags & XRMA_RMA_SUPPRESS)) {
+		/* Room is guaranteed: posts keep outstanding + queued within depth. */
+		dmaq->cq[(dmaq->cq_head + dmaq->cq_count) % dmaq->depth] = (struct xrma_completion){
+			.cookie = job->cookie,
+			.status = status,
+			.op = job->op,
+			.len = status ? 0 : job->len,
+		};
+		dmaq->cq_count++;
+		wake = status || !(job->flags & XRMA_RMA_UNSIGNALLED);
+	}
+	ready = xrma_core_fence_take_ready_locked(dmaq);
+	atomic_fetch_add_explicit(&dmaq->progress, 1, memory_order_release);
+	/* Unsignalled successes still free waiters on drain and fences. */
+	if (wake || !dmaq->outstanding || ready)
+		xrma_cond_broadcast(&dmaq->cond);
+	xrma_unlock(&dmaq->lock);
+	xrma_core_fence_fire(ready);
+	if (!owned_by_caller)
+		free(job);
+}
+
+void xrma_core_dmaq_job_started(struct xrma_rma_job *job)
+{
+	(void)job; /* started jobs are simply no longer cancellable: the engine unlinked it */
+}
+
+void xrma_core_dmaq_job_run(struct xrma_rma_job *job)
+{
+	struct xrma_core_ctx *ctx = job->dmaq->ctx;
+	int status;
+
+	status = ctx->prov->ops->rma(ctx->prov_state, job->op, job->rseg->prmem, job->remote_offset,
+				     job->iov, job->iov_count, job->flags & XRMA_RMA_ORDERED);
+	complete_job(job, status);
+}
+
+static void cancel_job(struct xrma_rma_job *job)
+{
+	complete_job(job, -XRMA_ECANCELED);
+}
+
+/* Run a synchronous job to the end and return its status; frees it. */
+static int run_sync(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job, bool inline_run)
+{
+	struct xrma_deadline forever;
+	int status;
+
+	if (inline_run) {
+		xrma_core_dmaq_job_run(job);
+	} else {
+		int ret = xrma_engine_submit(dmaq->ctx, job);
+
+		if (ret) {
+			complete_job(job, ret);
+		}
+	}
+	xrma_deadline_set(&forever, -1);
+	xrma_lock(&dmaq->lock);
+	while (!job->done)
+		xrma_cond_wait(&dmaq->cond, &dmaq->lock, &forever);
+	status = job->status;
+	xrma_unlock(&dmaq->lock);
+	free(job);
+	return status;
+}
+
+int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct xrma_iov *local,
+		   size_t count, struct xrma_rseg *remote, size_t remote_offset, size_t len,
+		   uint64_t cookie, uint32_t flags)
+{
+	struct xrma_core_dmaq *dmaq;
+	struct xrma_rma_job *job;
+	bool inline_run;
+	int ret;
+
+	if ((op != XRMA_RMA_READ && op != XRMA_RMA_WRITE) || !local || !count || count > XRMA_IOV_MAX ||
+	    !len || (flags & ~RMA_FLAGS_ALL) ||
+	    ((flags & XRMA_RMA_SYNC) && (flags & (XRMA_RMA_SUPPRESS | XRMA_RMA_UNSIGNALLED))))
+		return -XRMA_EINVAL;
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	if ((flags & XRMA_RMA_UNSIGNALLED) && !(dmaq->flags & XRMA_DMAQ_UNSIGNALLED)) {
+		ret = -XRMA_EINVAL;
+		goto out_put_dmaq;
+	}
+	job = calloc(1, sizeof(*job) + count * sizeof(job->iov[0]));
+	if (!job) {
+		ret = -XRMA_ENOMEM;
+		goto out_put_dmaq;
+	}
+	*job = (struct xrma_rma_job){ .dmaq = dmaq, .op = op, .remote_offset = remote_offset,
+				      .len = len, .cookie = cookie, .flags = flags,
+				      .sync = !!(flags & XRMA_RMA_SYNC) };
+	ret = xrma_core_rseg_acquire(remote, &job->rseg);
+	if (ret)
+		goto err_free_job;
+	xrma_ref_get(&job->rseg->busy);
+	ret = build_local(job, local, count, len);
+	if (!ret)
+		ret = check_remote(job, NULL, &dmaq->ctx->caps);
+	if (ret)
+		goto err_release;
+
+	xrma_lock(&dmaq->lock);
+	if (dmaq->outstanding + dmaq->cq_count >= dmaq->depth) {
+		xrma_unlock(&dmaq->lock);
+		ret = -XRMA_EAGAIN;
+		goto err_release;
+	}
+	inline_run = job->sync && !dmaq->outstanding;
+	link_inflight_locked(dmaq, job);
+	xrma_unlock(&dmaq->lock);
+
+	if (job->sync) {
+		ret = run_sync(dmaq, job, inline_run);
+	} else {
+		ret = xrma_engine_submit(dmaq->ctx, job);
+		if (ret) {
+			/* Report through the queue, as a transfer that failed. */
+			complete_job(job, ret);
+			ret = 0;
+		}
+	}
+	xrma_handle_put(&dmaq->obj);
+	return ret;
+
+err_release:
+	release_job_refs(job);
+err_free_job:
+	free(job);
+out_put_dmaq:
+	xrma_handle_put(&dmaq->obj);
+	return ret;
+}
+
+/* ---- completions ---- */
+
+static size_t take_locked(struct xrma_core_dmaq *dmaq, struct xrma_completion *out, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && dmaq->cq_count) {
+		out[n++] = dmaq->cq[dmaq->cq_head];
+		dmaq->cq_head = (dmaq->cq_head + 1) % dmaq->depth;
+		dmaq->cq_count--;
+	}
+	return n;
+}
+
+int xrma_dmaq_poll(struct xrma_dmaq *handle, struct xrma_completion *out, size_t max)
+{
+	struct xrma_core_dmaq *dmaq;
+	size_t n;
+	int ret;
+
+	if (!out && max)
+		return -XRMA_EINVAL;
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	if (max > (size_t)dmaq->depth)
+		max = dmaq->depth;
+	xrma_lock(&dmaq->lock);
+	n = take_locked(dmaq, out, max);
+	xrma_unlock(&dmaq->lock);
+	xrma_handle_put(&dmaq->obj);
+	return (int)n;
+}
+
+/* Spin a bounded while for progress before the caller blocks. */
+static void spin_for_progress(struct xrma_core_dmaq *dmaq)
+{
+	size_t seen = atomic_load_explicit(&dmaq->progress, memory_order_acquire);
+
+	for (int i = 0; i < XRMA_SPIN_LIMIT; i++) {
+		if (atomic_load_explicit(&dmaq->progress, memory_order_acquire) != seen)
+			return;
+		xrma_cpu_relax();
+	}
+}
+
+int xrma_dmaq_wait(struct xrma_dmaq *handle, struct xrma_completion *out, int timeout_ms)
+{
+	struct xrma_core_dmaq *dmaq;
+	struct xrma_deadline deadline;
+	bool spun = false;
+	int ret;
+
+	if (!out)
+		return -XRMA_EINVAL;
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	xrma_deadline_set(&deadline, timeout_ms);
+	xrma_lock(&dmaq->lock);
+	while (!take_locked(dmaq, out, 1)) {
+		if (!spun && dmaq->outstanding && timeout_ms) {
+			xrma_unlock(&dmaq->lock);
+			spin_for_progress(dmaq);
+			spun = true;
+			xrma_lock(&dmaq->lock);
+			continue;
+		}
+		if (xrma_cond_wait(&dmaq->cond, &dmaq->lock, &deadline) && !dmaq->cq_count) {
+			ret = -XRMA_ETIMEDOUT;
+			break;
+		}
+	}
+	xrma_unlock(&dmaq->lock);
+	xrma_handle_put(&dmaq->obj);
+	return ret;
+}
+
+int xrma_dmaq_drain(struct xrma_dmaq *handle, int timeout_ms)
+{
+	struct xrma_core_dmaq *dmaq;
+	struct xrma_deadline deadline;
+	int ret;
+
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	xrma_deadline_set(&deadline, timeout_ms);
+	xrma_lock(&dmaq->lock);
+	while (dmaq->outstanding || dmaq->signals) {
+		if (xrma_cond_wait(&dmaq->cond, &dmaq->lock, &deadline) &&
+		    (dmaq->outstanding || dmaq->signals)) {
+			ret = -XRMA_ETIMEDOUT;
+			break;
+		}
+	}
+	xrma_unlock(&dmaq->lock);
+	xrma_handle_put(&dmaq->obj);
+	return ret;
+}
+
+int xrma_dmaq_abort(struct xrma_dmaq *handle)
+{
+	struct xrma_core_dmaq *dmaq;
+	int ret;
+
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	ret = xrma_engine_cancel(&dmaq->ctx->engine, dmaq, cancel_job);
+	xrma_handle_put(&dmaq->obj);
+	return ret;
+}
+
+int xrma_dmaq_outstanding(struct xrma_dmaq *handle, size_t *count)
+{
+	struct xrma_core_dmaq *dmaq;
+	int ret;
+
+	if (!count)
+		return -XRMA_EINVAL;
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	xrma_lock(&dmaq->lock);
+	*count = dmaq->outstanding;
+	xrma_unlock(&dmaq->lock);
+	xrma_handle_put(&dmaq->obj);
+	return 0;
+}
+
+bool xrma_core_dmaq_mark_done_locked(struct xrma_core_dmaq *dmaq, uint64_t mark)
+{
+	xrma_lock_assert_held(&dmaq->lock);
+	return !dmaq->inflight_head || dmaq->inflight_head->seq > mark;
+}

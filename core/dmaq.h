@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/dmaq.h: DMA queue internals shared with the engine (which runs jobs)
+ * and the fence calls (which read a queue's progress).
+ */
+#ifndef XRMA_CORE_DMAQ_H
+#define XRMA_CORE_DMAQ_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/uio.h>
+#include <xrma/dmaq.h>
+#include "core/handle.h"
+#include "core/lock.h"
+
+struct xrma_core_ctx;
+struct xrma_core_seg;
+struct xrma_core_rseg;
+struct xrma_fence_signal;
+
+/* One posted transfer; it holds its segments (references and busy uses). */
+struct xrma_rma_job {
+	struct xrma_rma_job *next;          /* engine list, under engine lock */
+	struct xrma_rma_job *qnext, *qprev; /* queue's in-flight list, under dmaq lock */
+	struct xrma_core_dmaq *dmaq;
+	enum xrma_rma_op op;
+	struct xrma_core_rseg *rseg;
+	size_t remote_offset;
+	size_t len;
+	uint64_t cookie;
+	uint32_t flags;
+	uint64_t seq;                       /* posting order within the queue, from 1 */
+	bool sync;                          /* a caller waits on done/status itself */
+	bool done;                          /* under dmaq lock */
+	int status;                         /* under dmaq lock once done */
+	size_t seg_count;
+	struct xrma_core_seg *segs[XRMA_IOV_MAX];
+	size_t iov_count;
+	struct iovec iov[];
+};
+
+struct xrma_core_dmaq {
+	struct xrma_obj obj;
+	struct xrma_core_ctx *ctx;          /* fixed */
+	uint32_t depth;                     /* fixed */
+	uint32_t flags;                     /* fixed */
+
+	struct xrma_lock lock;              /* guards everything below */
+	struct xrma_cond cond;              /* completions, progress, sync jobs */
+	size_t outstanding;
+	struct xrma_rma_job *inflight_head, *inflight_tail;
+	uint64_t last_seq;                  /* seq of the last posted job */
+	struct xrma_completion *cq;         /* ring of depth entries */
+	size_t cq_head, cq_count;
+	struct xrma_fence_signal *signals;  /* armed, in mark order */
+	atomic_size_t progress;             /* bumped per completion, for spinning waiters */
+};
+
+static inline int xrma_core_dmaq_acquire(const void *handle, struct xrma_core_dmaq **dmaq)
+{
+	return XRMA_HANDLE_GET(handle, XRMA_OBJ_DMAQ, struct xrma_core_dmaq, *dmaq);
+}
+
+/* Engine hooks: a job leaves the engine list, and a job runs. */
+void xrma_core_dmaq_job_started(struct xrma_rma_job *job);
+void xrma_core_dmaq_job_run(struct xrma_rma_job *job);
+
+/* Everything posted up to mark has completed (dmaq lock held). */
+bool xrma_core_dmaq_mark_done_locked(struct xrma_core_dmaq *dmaq, uint64_t mark);
+
+/*
+ * Fence signals whose mark completed, unlinked from the queue (lock held);
+ * the caller fires them with xrma_core_fence_fire after unlocking.
+ */
+struct xrma_fence_signal *xrma_core_fence_take_ready_locked(struct xrma_core_dmaq *dmaq);
+void xrma_core_fence_fire(struct xrma_fence_signal *list);
+
+#endif

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/fence.c: marks over a DMA queue's posted operations and the signals that
+ * write values once a mark completed (xrma/fence.h). A mark is the sequence
+ * number of the last operation posted; it completed when no operation at or
+ * below it is still in flight. Signals hold their segments until they fire.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <xrma/errors.h>
+#include <xrma/fence.h>
+#include "core/ctx.h"
+#include "core/dmaq.h"
+#include "core/rseg.h"
+#include "core/seg.h"
+#include "core/wait.h"
+
+struct xrma_fence_signal {
+	uint64_t mark;
+	struct xrma_core_seg *local;        /* referenced and busy, or NULL */
+	size_t local_offset;
+	uint64_t local_value;
+	struct xrma_core_rseg *remote;      /* referenced and busy, or NULL */
+	size_t remote_offset;
+	uint64_t remote_value;
+	struct xrma_fence_signal *next;
+};
+
+int xrma_fence_mark(struct xrma_dmaq *handle, uint64_t *mark)
+{
+	struct xrma_core_dmaq *dmaq;
+	int ret;
+
+	if (!mark)
+		return -XRMA_EINVAL;
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	xrma_lock(&dmaq->lock);
+	*mark = dmaq->last_seq;
+	xrma_unlock(&dmaq->lock);
+	xrma_handle_put(&dmaq->obj);
+	return 0;
+}
+
+int xrma_fence_test(struct xrma_dmaq *handle, uint64_t mark)
+{
+	struct xrma_core_dmaq *dmaq;
+	int ret;
+
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	xrma_lock(&dmaq->lock);
+	if (mark > dmaq->last_seq)
+		ret = -XRMA_EINVAL;
+	else
+		ret = xrma_core_dmaq_mark_done_locked(dmaq, mark);
+	xrma_unlock(&dmaq->lock);
+	xrma_handle_put(&dmaq->obj);
+	return ret;
+}
+
+int xrma_fence_wait(struct xrma_dmaq *handle, uint64_t mark, int timeout_ms)
+{
+	struct xrma_core_dmaq *dmaq;
+	struct xrma_deadline deadline;
+	int ret;
+
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	xrma_deadline_set(&deadline, timeout_ms);
+	/* Short waits are common (a few small transfers): spin before blocking. */
+	for (int i = 0; i < XRMA_SPIN_LIMIT; i++) {
+		bool done;
+
+		xrma_lock(&dmaq->lock);
+		done = mark > dmaq->last_seq || xrma_core_dmaq_mark_done_locked(dmaq, mark);
+		xrma_unlock(&dmaq->lock);
+		if (done)
+			break;
+		xrma_cpu_relax();
+	}
+	xrma_lock(&dmaq->lock);
+	if (mark > dmaq->last_seq)
+		ret = -XRMA_EINVAL;
+	while (!ret && !xrma_core_dmaq_mark_done_locked(dmaq, mark)) {
+		if (xrma_cond_wait(&dmaq->cond, &dmaq->lock, &deadline) &&
+		    !xrma_core_dmaq_mark_done_locked(dmaq, mark))
+			ret = -XRMA_ETIMEDOUT;
+	}
+	xrma_unlock(&dmaq->lock);
+	xrma_handle_put(&dmaq->obj);
+	return ret;
+}
+
+static void signal_release(struct xrma_fence_signal *s)
+{
+	if (s->local) {
+		xrma_ref_put(&s->local->busy);
+		xrma_handle_put(&s->local->obj);
+	}
+	if (s->remote) {
+		xrma_ref_put(&s->remote->busy);
+		xrma_handle_put(&s->remote->obj);
+	}
+	free(s);
+}
+
+static int signal_check_local(struct xrma_fence_signal *s, struct xrma_seg *handle, size_t offset)
+{
+	int ret = xrma_core_seg_acquire(handle, &s->local);
+
+	if (ret)
+		return ret;
+	xrma_ref_get(&s->local->busy);
+	if (offset % 4)
+		return -XRMA_EALIGN_OFFSET;
+	if (offset > s->local->len || s->local->len - offset < 8)
+		return -XRMA_ERANGE;
+	if (!(s->local->access & XRMA_ACCESS_LOCAL_WRITE))
+		return -XRMA_EACCES;
+	return 0;
+}
+
+static int signal_check_remote(struct xrma_fence_signal *s, struct xrma_rseg *handle, size_t offset)
+{
+	int ret = xrma_core_rseg_acquire(handle, &s->remote);
+
+	if (ret)
+		return ret;
+	xrma_ref_get(&s->remote->busy);
+	if (offset % 4)
+		return -XRMA_EALIGN_OFFSET;
+	if (offset > s->remote->len || s->remote->len - offset < 8)
+		return -XRMA_ERANGE;
+	if (!(s->remote->access & XRMA_ACCESS_REMOTE_WRITE))
+		return -XRMA_EACCES;
+	return xrma_core_rseg_usable(s->remote);
+}
+
+int xrma_fence_signal(struct xrma_dmaq *handle, struct xrma_seg *local, size_t local_offset,
+		      uint64_t local_value, struct xrma_rseg *remote, size_t remote_offset,
+		      uint64_t remote_value, uint32_t flags)
+{
+	struct xrma_core_dmaq *dmaq;
+	struct xrma_fence_signal *s;
+	bool now;
+	int ret;
+
+	if (flags || (!local && !remote))
+		return -XRMA_EINVAL;
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		xrma_handle_put(&dmaq->obj);
+		return -XRMA_ENOMEM;
+	}
+	s->local_offset = local_offset;
+	s->local_value = local_value;
+	s->remote_offset = remote_offset;
+	s->remote_value = remote_value;
+	if (local)
+		ret = signal_check_local(s, local, local_offset);
+	if (!ret && remote)
+		ret = signal_check_remote(s, remote, remote_offset);
+	if (ret) {
+		signal_release(s);
+		xrma_handle_put(&dmaq->obj);
+		return ret;
+	}
+	s->remote_value = remote_value;
+	xrma_lock(&dmaq->lock);
+	s->mark = dmaq->last_seq;
+	now = xrma_core_dmaq_mark_done_locked(dmaq, s->mark);
+	if (!now) {
+		/* Marks only grow, so appending keeps the list in mark order. */
+		struct xrma_fence_signal **pp = &dmaq->signals;
+
+		while (*pp)
+			pp = &(*pp)->next;
+		*pp = s;
+	}
+	xrma_unlock(&dmaq->lock);
+	if (now)
+		xrma_core_fence_fire(s);
+	xrma_handle_put(&dmaq->obj);
+	return 0;
+}
+
+struct xrma_fence_signal *xrma_core_fence_take_ready_locked(struct xrma_core_dmaq *dmaq)
+{
+	struct xrma_fence_signal *ready = NULL, **tail = &ready;
+
+	xrma_lock_assert_held(&dmaq->lock);
+	while (dmaq->signals && xrma_core_dmaq_mark_done_locked(dmaq, dmaq->signals->mark)) {
+		struct xrma_fence_signal *s = dmaq->signals;
+
+		dmaq->signals = s->next;
+		s->next = NULL;
+		*tail = s;
+		tail = &s->next;
+	}
+	return ready;
+}
+
+void xrma_core_fence_fire(struct xrma_fence_signal *list)
+{
+	while (list) {
+		struct xrma_fence_signal *s = list;
+
+		list = s->next;
+		if (s->local) {
+			/* Release order: the transfers' data is visible before the value. */
+			atomic_thread_fence(memory_order_release);
+			memcpy((char *)s->local->addr + s->local_offset, &s->local_value, 8);
+		}
+		if (s->remote) {
+			struct xrma_core_ctx *ctx = s->remote->ctx;
+			struct iovec iov = { .iov_base = &s->remote_value, .iov_len = 8 };
+
+			/* A lost target has no one left to read the value. */
+			(void)ctx->prov->ops->rma(ctx->prov_state, XRMA_RMA_WRITE, s->remote->prmem,
+						  s->remote_offset, &iov, 1, XRMA_RMA_ORDERED);
+		}
+		signal_release(s);
+	}
+}

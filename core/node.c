@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/node.c: the local node id, the live nodes, and probing one node
+ * (xrma/node.h). Liveness itself is the provider's; this file only asks.
+ */
+#include <xrma/errors.h>
+#include <xrma/node.h>
+#include "core/ctx.h"
+
+int xrma_node_self(struct xrma_ctx *handle, uint32_t *node_id)
+{
+	struct xrma_core_ctx *ctx;
+	int ret;
+
+	if (!node_id)
+		return -XRMA_EINVAL;
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	*node_id = ctx->self.node;
+	xrma_handle_put(&ctx->obj);
+	return 0;
+}
+
+int xrma_node_list(struct xrma_ctx *handle, uint32_t *ids, size_t max, size_t *count)
+{
+	struct xrma_core_ctx *ctx;
+	int ret;
+
+	if (!count || (max && !ids))
+		return -XRMA_EINVAL;
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	ret = XRMA_PROV_CALL(ctx, node_list, ids, max, count);
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
+int xrma_node_probe(struct xrma_ctx *handle, uint32_t node_id, int timeout_ms)
+{
+	struct xrma_core_ctx *ctx;
+	int ret;
+
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	if (node_id > ctx->caps.max_node_id)
+		ret = -XRMA_EINVAL;
+	else
+		ret = XRMA_PROV_CALL(ctx, node_probe, node_id, timeout_ms);
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/registry.c: the providers compiled in, plus any added at run time (mock
+ * providers in tests), and the rule that picks one. This is the only file of
+ * the core that names a concrete provider.
+ */
+#include "core/registry.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <xrma/errors.h>
+#include "providers/loopback/loopback.h"
+
+#define REGISTRY_MAX 16
+
+static const char registry_default_name[] = "loopback";
+
+static struct {
+	pthread_mutex_t lock;       /* guards count and list */
+	int count;
+	const struct xrma_provider *list[REGISTRY_MAX];
+} registry = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.count = 1,
+	.list = { &xrma_prov_loopback },
+};
+
+bool xrma_provider_ops_valid(const struct xrma_provider *prov)
+{
+	const struct xrma_provider_ops *o;
+	uint64_t caps;
+
+	if (!prov || !prov->name || !*prov->name || strlen(prov->name) >= XRMA_NAME_MAX ||
+	    !prov->caps || !prov->ops)
+		return false;
+	o = prov->ops;
+	caps = prov->caps->flags;
+	if (!o->open || !o->close || !o->progress_fd || !o->progress || !o->node_list ||
+	    !o->node_probe || !o->name_bind || !o->name_unbind || !o->name_lookup || !o->ctrl_send ||
+	    !o->mem_alloc || !o->mem_free || !o->mem_export || !o->mem_unexport || !o->mem_import ||
+	    !o->mem_unimport || !o->rma)
+		return false;
+	/* Optional ops: present exactly when the capability is claimed. */
+	if (!!o->mem_register != !!(caps & XRMA_CAP_REGISTER))
+		return false;
+	if (!!o->map != !!(caps & XRMA_CAP_MAP) || !!o->unmap != !!(caps & XRMA_CAP_MAP))
+		return false;
+	if (!!o->atomic != !!(caps & XRMA_CAP_ATOMIC))
+		return false;
+	if (!prov->caps->page_size || (prov->caps->page_size & (prov->caps->page_size - 1)) ||
+	    !prov->caps->rma_offset_align || !prov->caps->rma_size_align || !prov->caps->ctrl_msg_max)
+		return false;
+	return true;
+}
+
+static int find_locked(const char *name)
+{
+	for (int i = 0; i < registry.count; i++)
+		if (!strcmp(registry.list[i]->name, name))
+			return i;
+	return -1;
+}
+
+int xrma_registry_add(const struct xrma_provider *prov)
+{
+	int ret = 0;
+
+	if (!xrma_provider_ops_valid(prov))
+		return -XRMA_EINVAL;
+	pthread_mutex_lock(&registry.lock);
+	if (find_locked(prov->name) >= 0)
+		ret = -XRMA_EEXIST;
+	else if (registry.count == REGISTRY_MAX)
+		ret = -XRMA_ENOSPC;
+	else
+		registry.list[registry.count++] = prov;
+	pthread_mutex_unlock(&registry.lock);
+	return ret;
+}
+
+int xrma_registry_remove(const struct xrma_provider *prov)
+{
+	int ret = -XRMA_ENOENT;
+
+	if (!prov)
+		return -XRMA_EINVAL;
+	pthread_mutex_lock(&registry.lock);
+	for (int i = 0; i < registry.count; i++) {
+		if (registry.list[i] != prov)
+			continue;
+		memmove(&registry.list[i], &registry.list[i + 1],
+			(size_t)(registry.count - i - 1) * sizeof(registry.list[0]));
+		registry.count--;
+		ret = 0;
+		break;
+	}
+	pthread_mutex_unlock(&registry.lock);
+	return ret;
+}
+
+const struct xrma_provider *xrma_registry_find(const char *name)
+{
+	const struct xrma_provider *prov = NULL;
+	int i;
+
+	if (!name)
+		return NULL;
+	pthread_mutex_lock(&registry.lock);
+	i = find_locked(name);
+	if (i >= 0)
+		prov = registry.list[i];
+	pthread_mutex_unlock(&registry.lock);
+	return prov;
+}
+
+int xrma_registry_choose(const char *requested, const struct xrma_config *cfg,
+			 const struct xrma_provider **prov)
+{
+	const char *name = requested;
+
+	if (!prov)
+		return -XRMA_EINVAL;
+	if (!name && cfg)
+		name = xrma_config_value(cfg, XRMA_CONFIG_PROVIDER);
+	if (!name || !*name)
+		name = registry_default_name;
+	*prov = xrma_registry_find(name);
+	return *prov ? 0 : -XRMA_ENOPROV;
+}
+
+const char *xrma_provider_default(void)
+{
+	return registry_default_name;
+}
+
+int xrma_registry_count(void)
+{
+	int n;
+
+	pthread_mutex_lock(&registry.lock);
+	n = registry.count;
+	pthread_mutex_unlock(&registry.lock);
+	return n;
+}
+
+const struct xrma_provider *xrma_registry_at(int index)
+{
+	const struct xrma_provider *prov = NULL;
+
+	pthread_mutex_lock(&registry.lock);
+	if (index >= 0 && index < registry.count)
+		prov = registry.list[index];
+	pthread_mutex_unlock(&registry.lock);
+	return prov;
+}

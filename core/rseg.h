@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/rseg.h: the imported segment as the rest of the core sees it, and the
+ * inbound handlers that move it through its states.
+ */
+#ifndef XRMA_CORE_RSEG_H
+#define XRMA_CORE_RSEG_H
+
+#include <stdbool.h>
+#include <xrma/rseg.h>
+#include "core/event.h"
+#include "core/handle.h"
+#include "core/lock.h"
+#include "core/ref.h"
+#include "core/wire.h"
+#include "providers/provider.h"
+
+struct xrma_core_ctx;
+struct xrma_rseg_map;
+
+struct xrma_core_rseg {
+	struct xrma_obj obj;
+	struct xrma_core_ctx *ctx;          /* fixed */
+	struct xrma_prov_addr owner;        /* fixed */
+	uint64_t id;                        /* fixed */
+	uint64_t import_id;                 /* fixed */
+	size_t len;                         /* fixed once imported */
+	uint32_t access;                    /* fixed once imported */
+	struct xrma_prov_rmem *prmem;       /* fixed once imported */
+	struct xrma_ref busy;               /* transfers and signals using it */
+	bool published;                     /* under ctx->lock: has a handle */
+	uint64_t early_notice;              /* under ctx->lock: notice that beat publication */
+
+	struct xrma_lock lock;              /* guards state and maps */
+	enum xrma_rseg_state state;
+	struct xrma_rseg_map *maps;
+
+	struct xrma_evq events;
+};
+
+static inline int xrma_core_rseg_acquire(const void *handle, struct xrma_core_rseg **rseg)
+{
+	return XRMA_HANDLE_GET(handle, XRMA_OBJ_RSEG, struct xrma_core_rseg, *rseg);
+}
+
+/* 0 if usable for new work, -XRMA_ELOST if lost. */
+int xrma_core_rseg_usable(struct xrma_core_rseg *rseg);
+
+void xrma_core_rseg_on_notice(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
+			      const struct xrma_wire_msg *msg);
+void xrma_core_rseg_on_peer_down(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *peer, int status);
+void xrma_core_rseg_on_link(struct xrma_core_ctx *ctx, uint32_t node, bool up);
+
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * include/xrma/ctx.h: the per-process context: one provider instance, one local
+ * node id, one service thread. Every other object is opened from a context and
+ * keeps it alive; closing a context that still has children is XRMA_EBUSY.
+ * Several contexts may live in one process, on the same or different providers;
+ * they share no hidden state.
+ */
+#ifndef XRMA_CTX_H
+#define XRMA_CTX_H
+
+#include <stdint.h>
+#include <xrma/api.h>
+#include <xrma/info.h>
+
+XRMA_BEGIN_DECLS
+
+struct xrma_ctx;
+
+#define XRMA_NODE_ANY UINT32_MAX   /* take the node id from XRMA_NODE_ID / config */
+
+struct xrma_ctx_attr {
+	const char *provider;   /* NULL: XRMA_PROVIDER, then config, then default */
+	const char *fabric;     /* NULL: XRMA_FABRIC, then config, then "default" */
+	uint32_t node_id;       /* XRMA_NODE_ANY: XRMA_NODE_ID, then config, then 1 */
+	uint32_t flags;         /* must be 0 */
+};
+
+struct xrma_ctx_info {
+	char provider[XRMA_NAME_MAX];
+	char fabric[XRMA_NAME_MAX];
+	uint32_t node_id;
+	struct xrma_caps caps;
+};
+
+/*
+ * Open a context. attr may be NULL for all defaults.
+ * Errors: XRMA_EINVAL (bad attr or flags), XRMA_ENOPROV (unknown provider name),
+ * XRMA_ECONFIG (bad XRMA_NODE_ID or config value), XRMA_EADDRINUSE (the
+ * provider refuses a second context with that node id), XRMA_ENOMEM.
+ */
+XRMA_API int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **ctx);
+
+/* Close a context. XRMA_EBUSY while any object opened from it is open. */
+XRMA_API int xrma_ctx_close(struct xrma_ctx *ctx);
+
+XRMA_API int xrma_ctx_query(struct xrma_ctx *ctx, struct xrma_ctx_info *info);
+
+/* Number of live objects (all types) opened from this context. */
+XRMA_API int xrma_ctx_object_count(struct xrma_ctx *ctx, size_t *count);
+
+XRMA_END_DECLS
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * include/xrma/node.h: the nodes of a context's fabric: who is there, and is a
+ * given node reachable now. Node ids are the providers' (and the APIs') ids.
+ */
+#ifndef XRMA_NODE_H
+#define XRMA_NODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <xrma/api.h>
+
+XRMA_BEGIN_DECLS
+
+struct xrma_ctx;
+
+/* The local node id. */
+XRMA_API int xrma_node_self(struct xrma_ctx *ctx, uint32_t *node_id);
+
+/*
+ * Fill ids with up to max live node ids (ascending, the local node included) and
+ * set *count to the number of live nodes, which may exceed max.
+ */
+XRMA_API int xrma_node_list(struct xrma_ctx *ctx, uint32_t *ids, size_t max, size_t *count);
+
+/*
+ * Is node reachable? 0 yes; XRMA_ENODEV no such node; XRMA_EINVAL an id the
+ * provider can never have; XRMA_EHOSTUNREACH it did not answer in time.
+ */
+XRMA_API int xrma_node_probe(struct xrma_ctx *ctx, uint32_t node_id, int timeout_ms);
+
+XRMA_END_DECLS
+
+#endif

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * include/xrma/rseg.h: a remote segment imported by (node, id): its size and
+ * rights, an optional load/store mapping (XRMA_CAP_MAP), 64-bit atomics
+ * (XRMA_CAP_ATOMIC), and the events of its owner (disconnect request, lost,
+ * link state). RMA to it goes through a DMA queue (xrma/dmaq.h).
+ */
+#ifndef XRMA_RSEG_H
+#define XRMA_RSEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <xrma/api.h>
+#include <xrma/event.h>
+
+XRMA_BEGIN_DECLS
+
+struct xrma_ctx;
+struct xrma_rseg;
+
+enum xrma_rseg_state {
+	XRMA_RSEG_CONNECTED = 1,
+	XRMA_RSEG_DISCONNECT_REQUESTED,  /* owner asked us to leave; still usable */
+	XRMA_RSEG_NOT_OPERATIONAL,       /* link down; may come back */
+	XRMA_RSEG_LOST,                  /* owner gone or forced us off; dead for good */
+};
+
+/*
+ * Import segment id of node. access: the XRMA_ACCESS_REMOTE_* rights wanted.
+ * Errors: XRMA_EINVAL, XRMA_ENODEV (no such node), XRMA_ENOENT (no such
+ * segment), XRMA_ENOTAVAIL (not exported), XRMA_EACCES (rights not granted or
+ * the owner refuses our credentials), XRMA_ETIMEDOUT, XRMA_EHOSTUNREACH.
+ */
+XRMA_API int xrma_rseg_open(struct xrma_ctx *ctx, uint32_t node, uint64_t id, uint32_t access,
+			    uint32_t flags, int timeout_ms, struct xrma_rseg **rseg);
+
+/* Release the import (the owner sees a disconnect). XRMA_EBUSY while mapped or in use. */
+XRMA_API int xrma_rseg_close(struct xrma_rseg *rseg);
+
+XRMA_API int xrma_rseg_size(struct xrma_rseg *rseg, size_t *len);
+XRMA_API int xrma_rseg_node(struct xrma_rseg *rseg, uint32_t *node);
+XRMA_API int xrma_rseg_id(struct xrma_rseg *rseg, uint64_t *id);
+XRMA_API int xrma_rseg_access(struct xrma_rseg *rseg, uint32_t *access);
+XRMA_API int xrma_rseg_state(struct xrma_rseg *rseg, enum xrma_rseg_state *state);
+
+#define XRMA_MAP_READ  (1u << 0)
+#define XRMA_MAP_WRITE (1u << 1)
+
+/*
+ * Map [offset, offset+len) for loads (XRMA_MAP_READ) and stores (XRMA_MAP_WRITE).
+ * Any offset is allowed; the core maps whole pages and returns the address of
+ * offset. Errors: XRMA_ENOTSUP (no XRMA_CAP_MAP), XRMA_EINVAL (len 0, flags),
+ * XRMA_ERANGE (outside the segment), XRMA_EACCES (rights), XRMA_ELOST,
+ * XRMA_ENOSPC (provider mapping limit).
+ */
+XRMA_API int xrma_rseg_map(struct xrma_rseg *rseg, size_t offset, size_t len, uint32_t flags,
+			   void **addr);
+
+/* Remove a mapping made by xrma_rseg_map (addr exactly as returned). */
+XRMA_API int xrma_rseg_unmap(struct xrma_rseg *rseg, void *addr);
+
+enum xrma_atomic_op {
+	XRMA_ATOMIC_FETCH_ADD = 1,
+	XRMA_ATOMIC_SWAP,
+	XRMA_ATOMIC_CSWAP,     /* store operand if the value equals compare */
+	XRMA_ATOMIC_READ,
+};
+
+/*
+ * One 64-bit atomic at offset (8-byte aligned, else XRMA_EALIGN_OFFSET); the old
+ * value goes to *old. XRMA_ENOTSUP without XRMA_CAP_ATOMIC.
+ */
+XRMA_API int xrma_rseg_atomic(struct xrma_rseg *rseg, size_t offset, enum xrma_atomic_op op,
+			      uint64_t operand, uint64_t compare, uint64_t *old);
+
+XRMA_API int xrma_rseg_set_callback(struct xrma_rseg *rseg, xrma_event_cb cb, void *arg);
+XRMA_API int xrma_rseg_wait_event(struct xrma_rseg *rseg, int timeout_ms, struct xrma_event *event);
+
+XRMA_END_DECLS
+
+#endif

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * providers/provider.h: the contract between the core and a transport.
+ * Each provider exports one const struct xrma_provider: its name, its
+ * capabilities (data, in <p>_caps.c) and its ops table. Mandatory ops are never
+ * NULL; an optional op is NULL exactly when its capability bit is clear, which
+ * xrma_provider_ops_valid() (core/registry.c) checks once, at registration.
+ * The core calls ops only through XRMA_PROV_CALL, so the op tested is the op
+ * called. Providers never call the core's public API; they report inbound
+ * traffic and peer state through the upcalls they are given at open.
+ * Ops return 0 (or a count where noted) or a negative XRMA_E* code. Ops that
+ * return void cannot fail for valid arguments; the core never passes others.
+ */
+#ifndef XRMA_PROVIDER_H
+#define XRMA_PROVIDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include <xrma/info.h>
+#include <xrma/dmaq.h>
+#include <xrma/rseg.h>
+
+/* An endpoint: one context on one node. ep is unique within the node. */
+struct xrma_prov_addr {
+	uint32_t node;
+	uint32_t ep;
+};
+
+/* Node-wide name spaces: an id is unique on its node across processes. */
+enum xrma_ns {
+	XRMA_NS_SEG = 0,   /* segment ids */
+	XRMA_NS_PORT,      /* connection ports */
+	XRMA_NS_INTR,      /* interrupt numbers */
+	XRMA_NS_COUNT
+};
+
+/* What an importer needs to reach exported memory; opaque to the core. */
+#define XRMA_PROV_KEY_MAX 48
+struct xrma_prov_key {
+	uint32_t len;
+	uint8_t bytes[XRMA_PROV_KEY_MAX];
+};
+
+struct xrma_prov_mem;    /* provider's local memory handle */
+struct xrma_prov_rmem;   /* provider's imported memory handle */
+
+/*
+ * Upcalls: how a provider reports to the core. They run on the thread that
+ * calls ops->progress (the context's service thread) unless noted, and must not
+ * be called with provider locks held that the core's calls could need.
+ */
+struct xrma_prov_upcalls {
+	/* A control message from src, delivered once, in order per source. */
+	void (*ctrl_recv)(void *core, const struct xrma_prov_addr *src, const void *msg, size_t len);
+	/* Endpoint peer is gone (closed or died); status XRMA_ECONNRESET or XRMA_ELOST. */
+	void (*peer_down)(void *core, const struct xrma_prov_addr *peer, int status);
+	/* The link to node went down (up == false) or came back. */
+	void (*link_event)(void *core, uint32_t node, bool up);
+};
+
+struct xrma_prov_open_args {
+	const char *fabric;                    /* isolated namespace name */
+	uint32_t node_id;
+	const struct xrma_prov_upcalls *upcalls;
+	void *core;                            /* first argument of every upcall */
+};
+
+struct xrma_provider_ops {
+	/* --- mandatory --- */
+	int (*open)(const struct xrma_prov_open_args *args, void **state, struct xrma_prov_addr *self);
+	void (*close)(void *state);
+	/* An fd the service thread polls for readability; then it calls progress,
+	 * which delivers what is pending through the upcalls and returns 0. */
+	int (*progress_fd)(void *state);
+	int (*progress)(void *state);
+
+	int (*node_list)(void *state, uint32_t *ids, size_t max, size_t *count);
+	int (*node_probe)(void *state, uint32_t node, int timeout_ms);
+
+	/* *id in: wanted id or XRMA_ID_ANY (then the first free in [min, max];
+	 * the range applies to XRMA_ID_ANY only). */
+	int (*name_bind)(void *state, enum xrma_ns ns, uint64_t *id, uint64_t min, uint64_t max);
+	int (*name_unbind)(void *state, enum xrma_ns ns, uint64_t id);
+	/* XRMA_ENODEV no such node, XRMA_ENOENT nobody holds the id. */
+	int (*name_lookup)(void *state, uint32_t node, enum xrma_ns ns, uint64_t id,
+			   struct xrma_prov_addr *owner);
+
+	/* Reliable, ordered per destination; len <= caps->ctrl_msg_max. */
+	int (*ctrl_send)(void *state, const struct xrma_prov_addr *dst, const void *msg, size_t len);
+
+	/* Page-aligned, zeroed, shareable memory. */
+	int (*mem_alloc)(void *state, size_t len, struct xrma_prov_mem **mem, void **addr);
+	void (*mem_free)(void *state, struct xrma_prov_mem *mem);
+	int (*mem_export)(void *state, struct xrma_prov_mem *mem, uint32_t access, struct xrma_prov_key *key);
+	void (*mem_unexport)(void *state, struct xrma_prov_mem *mem);
+	/* len is the exported segment's length, as the owner reported it. */
+	int (*mem_import)(void *state, const struct xrma_prov_addr *owner, const struct xrma_prov_key *key,
+			  size_t len, uint32_t access, struct xrma_prov_rmem **rmem);
+	void (*mem_unimport)(void *state, struct xrma_prov_rmem *rmem);
+
+	/*
+	 * Synchronous RMA between [offset, offset+total) of rmem and the local
+	 * vector (plain addresses, already bounds- and rights-checked by the core).
+	 * flags: only XRMA_RMA_ORDERED is passed. Returns 0, -XRMA_ELOST or
+	 * -XRMA_ETRANSFER.
+	 */
+	int (*rma)(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
+		   const struct iovec *iov, size_t count, uint32_t flags);
+
+	/* --- optional, each tied to a capability bit --- */
+	/* XRMA_CAP_REGISTER: back exportable memory with the caller's pages. */
+	int (*mem_register)(void *state, void *addr, size_t len, struct xrma_prov_mem **mem);
+	/* XRMA_CAP_MAP (both or neither): offset and len are page multiples; the
+	 * last page may run past the imported length (memory is whole pages). */
+	int (*map)(void *state, struct xrma_prov_rmem *rmem, size_t offset, size_t len, uint32_t prot,
+		   void **addr);
+	void (*unmap)(void *state, struct xrma_prov_rmem *rmem, void *addr, size_t len);
+	/* XRMA_CAP_ATOMIC: offset is 8-byte aligned and in range. */
+	int (*atomic)(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,
+		      uint64_t operand, uint64_t compare, uint64_t *old);
+};
+
+struct xrma_provider {
+	const char *name;
+	const char *description;
+	const struct xrma_caps *caps;
+	const struct xrma_provider_ops *ops;
+};
+
+#endif

@@ -1,0 +1,39 @@
+#!/bin/sh
+# tests/check_exports.sh: fail if the shared libxrma exports any symbol not named xrma_*.
+# The version script (core/libxrma.map) and -fvisibility=hidden should make this hold;
+# this test catches a change to either. Exit 77 (skipped) when there is no shared library.
+
+builddir=${XRMA_TEST_BUILDDIR:-.}
+lib=$builddir/.libs/libxrma.so
+
+if [ ! -f "$lib" ]; then
+	echo "SKIP: $lib not built (configured with --disable-shared?)"
+	exit 77
+fi
+if ! command -v nm >/dev/null 2>&1; then
+	echo "SKIP: nm not found"
+	exit 77
+fi
+
+syms=$(nm -D --defined-only "$lib") || { echo "FAIL: nm -D $lib failed"; exit 1; }
+
+# nm prints "address type name[@[@]version]". Absolute (A) symbols are version nodes;
+# _init/_fini and the linker's section markers are not ours to name.
+bad=$(printf '%s\n' "$syms" | awk '
+	NF >= 2 {
+		type = $(NF - 1); name = $NF
+		sub(/@.*/, "", name)
+		if (type == "A") next
+		if (name ~ /^(_init|_fini|__bss_start|_edata|_end)$/) next
+		if (name !~ /^xrma_/) print name
+	}')
+
+if [ -n "$bad" ]; then
+	echo "FAIL: $lib exports symbols outside the xrma_ namespace:"
+	printf '%s\n' "$bad" | sed 's/^/  /'
+	exit 1
+fi
+
+count=$(printf '%s\n' "$syms" | awk '$NF ~ /^xrma_/' | wc -l)
+echo "PASS: $lib exports $count symbols, all named xrma_*"
+exit 0
