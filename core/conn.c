@@ -226,9 +226,10 @@ static void conn_refuse_all(struct xrma_core_ctx *ctx, struct conn_req *reqs)
 }
 
 /*
- * Return credit for what the application read: at once when the ring ran empty
- * (the sender may be waiting on exactly that), else in quarter-window batches.
- * Drops the lock around the send.
+ * Return credit for what the application read, in quarter-window batches, but
+ * at once when the ring ran empty or when the sender has less than a quarter
+ * window left (CONN_WINDOW - ring_count - consumed bounds what it may still
+ * send): then it may be stalled on us. Drops the lock around the send.
  */
 static void conn_credit_locked(struct xrma_core_conn *conn)
 {
@@ -242,7 +243,8 @@ static void conn_credit_locked(struct xrma_core_conn *conn)
 		conn->consumed = 0;
 		return;
 	}
-	if (conn->consumed < CONN_CREDIT_BATCH && conn->ring_count)
+	if (conn->consumed < CONN_CREDIT_BATCH && conn->ring_count &&
+	    CONN_WINDOW - conn->ring_count - conn->consumed >= CONN_CREDIT_BATCH)
 		return;
 	dst = conn->peer;
 	peer_id = conn->peer_id;
@@ -559,9 +561,9 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 	struct xrma_reply reply;
 	uint8_t *ring = NULL;
 	enum xrma_event_type leave_event = 0;
-	bool send_close = false, bind = false;
+	bool send_close = false, need_bind = false, need_ring;
 	int leave_status = 0;
-	uint64_t id;
+	uint64_t id = 0;
 	int ret;
 
 	if (port == XRMA_PORT_ANY || port > XRMA_PORT_MAX)
@@ -573,11 +575,12 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 
 	xrma_lock(&conn->lock);
 	if (conn->state == XRMA_CONN_UNBOUND && !conn->binding && !conn->closed)
-		bind = true;
+		need_bind = true;
 	else
 		ret = conn_connect_state_error_locked(conn);
+	need_ring = !conn->ring;
 	xrma_unlock(&conn->lock);
-	if (!ret && bind)
+	if (!ret && need_bind)
 		ret = conn_bind_port(conn, XRMA_PORT_ANY, 0, 0, true, NULL);
 	if (ret)
 		goto out_put;
@@ -587,7 +590,8 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 		ret = -XRMA_ECONNREFUSED;
 	if (ret)
 		goto out_put;
-	ring = malloc(CONN_WINDOW);   /* kept from an earlier attempt if there was one */
+	if (need_ring)
+		ring = malloc(CONN_WINDOW);   /* kept for later attempts: freed by destroy */
 
 	/* Registered before the request goes out: the acceptor may send data at once. */
 	xrma_lock(&ctx->lock);
@@ -886,6 +890,7 @@ static size_t conn_ring_read_locked(struct xrma_core_conn *conn, uint8_t *buf, s
 	size_t n = len < conn->ring_count ? len : conn->ring_count;
 	size_t first = CONN_WINDOW - conn->ring_head;
 
+	xrma_lock_assert_held(&conn->lock);
 	if (first > n)
 		first = n;
 	memcpy(buf, conn->ring + conn->ring_head, first);
@@ -901,6 +906,7 @@ static void conn_ring_write_locked(struct xrma_core_conn *conn, const uint8_t *b
 	size_t tail = (conn->ring_head + conn->ring_count) % CONN_WINDOW;
 	size_t first = CONN_WINDOW - tail;
 
+	xrma_lock_assert_held(&conn->lock);
 	if (first > len)
 		first = len;
 	memcpy(conn->ring + tail, buf, first);

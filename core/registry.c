@@ -121,10 +121,12 @@ int xrma_registry_choose(const char *requested, const struct xrma_config *cfg,
 
 	if (!prov)
 		return -XRMA_EINVAL;
-	if (!name && cfg)
-		name = xrma_config_value(cfg, XRMA_CONFIG_PROVIDER);
-	if (!name || !*name)
-		name = registry_default_name;
+	/* A name the program gives must match exactly; only absent values default. */
+	if (!name) {
+		name = cfg ? xrma_config_value(cfg, XRMA_CONFIG_PROVIDER) : NULL;
+		if (!name || !*name)
+			name = registry_default_name;
+	}
 	*prov = xrma_registry_find(name);
 	return *prov ? 0 : -XRMA_ENOPROV;
 }

@@ -22,10 +22,10 @@ enum xrma_wire_type {
 	XRMA_WIRE_SEG_IMPORT,     /* a0 seg id, a1 access, a2 importer's import id */
 	XRMA_WIRE_SEG_RELEASE,    /* a0 seg id, a1 import id */
 	XRMA_WIRE_SEG_NOTICE,     /* a0 seg id, a1 import id, a2 event type */
-	XRMA_WIRE_INTR_CONNECT,   /* a0 number; answered */
-	XRMA_WIRE_INTR_DISCONNECT,/* a0 number */
-	XRMA_WIRE_INTR_TRIGGER,   /* a0 number; payload data; answered when req != 0 */
-	XRMA_WIRE_INTR_GONE,      /* a0 number: the interrupt was removed */
+	XRMA_WIRE_INTR_CONNECT,   /* a0 number; answered with a0 = instance id */
+	XRMA_WIRE_INTR_DISCONNECT,/* a0 number, a1 instance id */
+	XRMA_WIRE_INTR_TRIGGER,   /* a0 number, a1 instance id; payload data; answered when req != 0 */
+	XRMA_WIRE_INTR_GONE,      /* a0 number, a1 instance id: the interrupt was removed */
 	XRMA_WIRE_CONN_REQUEST,   /* a0 dst port, a1 src port, a2 src conn id, a3 window */
 	XRMA_WIRE_CONN_DATA,      /* a0 dst conn id; payload bytes */
 	XRMA_WIRE_CONN_CREDIT,    /* a0 dst conn id, a1 bytes freed */

@@ -3,7 +3,7 @@
  * include/xrma/intr.h: interrupts. A local interrupt has a number unique per
  * node; any node may connect to it and trigger it, with up to
  * XRMA_INTR_DATA_MAX bytes of data. The owner waits (spinning briefly, then
- * blocking) or takes a callback on the service thread.
+ * blocking) or takes a callback on the context's callback thread.
  */
 #ifndef XRMA_INTR_H
 #define XRMA_INTR_H

@@ -248,7 +248,7 @@ int fixture_seg_make(struct xrma_ctx *ctx, size_t len, uint32_t access, bool exp
 	    (rc = xrma_seg_size(out->seg, &out->len)))
 		goto err_close;
 	if (!out->addr) {
-		rc = XRMA_EFAULT;
+		rc = -XRMA_EFAULT;
 		goto err_close;
 	}
 	if (seed)

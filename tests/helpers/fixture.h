@@ -40,6 +40,9 @@
  */
 #define assert_rc(actual, expected) \
 	fixture_assert_rc((long)(actual), -(long)(expected), #actual, __FILE__, __LINE__)
+/* Assert a count (bytes moved, completions taken, 0/1 answers) or a negative code. */
+#define assert_count(actual, expected) \
+	fixture_assert_rc((long)(actual), (long)(expected), #actual, __FILE__, __LINE__)
 /*
  * A NULL handle is neither a live handle nor a bad argument in errors.h's terms;
  * the tests accept XRMA_EHANDLE or XRMA_EINVAL for it (see the report).

@@ -1,0 +1,858 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/intr.c: interrupts (xrma/intr.h). The owner's side binds a number in
+ * the provider's node-wide XRMA_NS_INTR space, counts plain triggers, queues
+ * data triggers and hands them to waiters or, through the callback thread, to
+ * a callback. The remote side connects (INTR_CONNECT), triggers (INTR_TRIGGER:
+ * plain ones fire and forget, data ones are answered) and learns of removal
+ * (INTR_GONE) or death (peer_down). Message formats: core/wire.h; in
+ * addition every message about a connection carries the interrupt's instance
+ * in a1 (the INTR_CONNECT reply gives it in arg[0]): numbers are reused, and a
+ * stale INTR_GONE, INTR_DISCONNECT or trigger must not reach a newer interrupt.
+ */
+#include "core/intr.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xrma/errors.h>
+#include "core/control.h"
+#include "core/ctx.h"
+#include "core/service.h"
+#include "core/wait.h"
+
+/* XRMA_ID_ANY with range (0, 0): positive 32-bit numbers, which every personality can hold. */
+#define INTR_NUMBER_ANY_MIN 1ull
+#define INTR_NUMBER_ANY_MAX 0x7fffffffull
+/* A data trigger is answered at once; a silent owner is reported well before a user gives up. */
+#define INTR_TRIGGER_TIMEOUT_MS 1000
+/* Triggers one callback work item delivers before it yields the callback thread to others. */
+#define INTR_CALLBACK_BATCH 64
+
+struct intr_entry {
+	struct intr_entry *next;
+	size_t len;
+	uint8_t data[];
+};
+
+/* A remote context that connected, and how many times (one per rintr it opened). */
+struct intr_connector {
+	struct intr_connector *next;
+	struct xrma_prov_addr addr;
+	size_t count;
+};
+
+struct xrma_core_intr {
+	struct xrma_obj obj;
+	struct xrma_core_ctx *ctx;          /* fixed at open */
+	uint64_t number;                    /* fixed at open */
+	uint64_t instance;                  /* fixed at open: a ctx id, tells it from earlier holders of number */
+
+	struct xrma_lock lock;              /* guards every field below */
+	struct xrma_cond cond;              /* broadcast by intr_changed_locked */
+	atomic_uint_fast64_t seq;           /* bumped under lock with each broadcast; spun on without */
+	bool closed;
+	uint64_t plain;                     /* plain triggers not yet taken: counted, never refused */
+	struct intr_entry *head, **tail;    /* data triggers, oldest first */
+	size_t queued;                      /* entries on the list, at most XRMA_INTR_QUEUE_DEPTH */
+	xrma_intr_cb cb;
+	void *cb_arg;
+	bool cb_scheduled;                  /* a delivery work item is queued or running */
+	struct intr_connector *connectors;
+};
+
+struct xrma_core_rintr {
+	struct xrma_obj obj;
+	struct xrma_core_ctx *ctx;          /* fixed at open */
+	struct xrma_prov_addr owner;        /* fixed at open */
+	uint64_t number;                    /* fixed at open */
+	uint64_t id;                        /* fixed at open: key in ctx->rintrs */
+	atomic_int gone;                    /* 0, or what triggers return from now on */
+	/*
+	 * The owner's instance (0 until the INTR_CONNECT reply is in), and the
+	 * instance of the last INTR_GONE seen for number: a GONE may be handled
+	 * between the reply and the opener storing the instance.
+	 */
+	_Atomic uint64_t instance;
+	_Atomic uint64_t gone_instance;
+};
+
+static int intr_acquire(struct xrma_intr *handle, struct xrma_core_intr **intr)
+{
+	return XRMA_HANDLE_GET(handle, XRMA_OBJ_INTR, struct xrma_core_intr, *intr);
+}
+
+static int rintr_acquire(struct xrma_rintr *handle, struct xrma_core_rintr **rintr)
+{
+	return XRMA_HANDLE_GET(handle, XRMA_OBJ_RINTR, struct xrma_core_rintr, *rintr);
+}
+
+/* ------------------------------------------------------------------ the owner's queue */
+
+static void intr_changed_locked(struct xrma_core_intr *intr)
+{
+	xrma_lock_assert_held(&intr->lock);
+	atomic_fetch_add_explicit(&intr->seq, 1, memory_order_release);
+	xrma_cond_broadcast(&intr->cond);
+}
+
+/*
+ * Wait for the next intr_changed_locked: spin a bounded while on seq with the
+ * lock dropped (a trigger usually follows closely), then block. 0 or
+ * -XRMA_ETIMEDOUT; callers re-check either way. seq only changes under the
+ * lock, so a change after the spin is seen before blocking.
+ */
+static int intr_wait_locked(struct xrma_core_intr *intr, const struct xrma_deadline *deadline)
+{
+	uint_fast64_t seen;
+
+	xrma_lock_assert_held(&intr->lock);
+	if (deadline->poll)
+		return -XRMA_ETIMEDOUT;
+	seen = atomic_load_explicit(&intr->seq, memory_order_relaxed);
+	xrma_unlock(&intr->lock);
+	for (int i = 0; i < XRMA_SPIN_LIMIT; i++) {
+		if (atomic_load_explicit(&intr->seq, memory_order_acquire) != seen)
+			break;
+		xrma_cpu_relax();
+	}
+	xrma_lock(&intr->lock);
+	if (atomic_load_explicit(&intr->seq, memory_order_relaxed) != seen)
+		return 0;
+	return xrma_cond_wait(&intr->cond, &intr->lock, deadline);
+}
+
+/*
+ * Take the next trigger: data entries first, then one plain trigger. *entry is
+ * NULL for a plain one. false when nothing is pending.
+ */
+static bool intr_take_locked(struct xrma_core_intr *intr, struct intr_entry **entry)
+{
+	xrma_lock_assert_held(&intr->lock);
+	*entry = intr->head;
+	if (*entry) {
+		intr->head = (*entry)->next;
+		if (!intr->head)
+			intr->tail = &intr->head;
+		intr->queued--;
+		return true;
+	}
+	if (intr->plain) {
+		intr->plain--;
+		return true;
+	}
+	return false;
+}
+
+static void intr_free_entries(struct intr_entry *entry)
+{
+	while (entry) {
+		struct intr_entry *next = entry->next;
+
+		free(entry);
+		entry = next;
+	}
+}
+
+static void intr_deliver(void *arg);
+
+/*
+ * With a callback set and triggers pending, make sure one delivery work item is
+ * queued. Returns true when the caller must queue it (after unlocking) with
+ * intr_schedule: one item at a time keeps callbacks of one interrupt in order and
+ * never concurrent.
+ */
+static bool intr_need_delivery_locked(struct xrma_core_intr *intr)
+{
+	xrma_lock_assert_held(&intr->lock);
+	if (intr->closed || !intr->cb || intr->cb_scheduled || (!intr->head && !intr->plain))
+		return false;
+	intr->cb_scheduled = true;
+	return true;
+}
+
+/* Queue intr_deliver holding a reference; on failure the triggers stay queued for later. */
+static void intr_schedule(struct xrma_core_intr *intr)
+{
+	xrma_handle_ref(&intr->obj);
+	if (!xrma_service_defer(intr->ctx, intr_deliver, intr))
+		return;
+	xrma_lock(&intr->lock);
+	intr->cb_scheduled = false;
+	xrma_unlock(&intr->lock);
+	xrma_handle_put(&intr->obj);
+}
+
+/* Callback thread: run the callback once per pending trigger, no lock held. */
+static void intr_deliver(void *arg)
+{
+	struct xrma_core_intr *intr = arg;
+
+	for (int n = 0; n < INTR_CALLBACK_BATCH; n++) {
+		struct intr_entry *entry;
+		xrma_intr_cb cb;
+		void *cb_arg;
+
+		xrma_lock(&intr->lock);
+		if (intr->closed || !intr->cb || !intr_take_locked(intr, &entry)) {
+			intr->cb_scheduled = false;
+			xrma_unlock(&intr->lock);
+			xrma_handle_put(&intr->obj);
+			return;
+		}
+		cb = intr->cb;
+		cb_arg = intr->cb_arg;
+		intr_changed_locked(intr);
+		xrma_unlock(&intr->lock);
+		if (entry)
+			cb(cb_arg, entry->data, entry->len);
+		else
+			cb(cb_arg, NULL, 0);
+		free(entry);
+	}
+	/* More may be pending: go to the back of the line, keeping the reference. */
+	if (!xrma_service_defer(intr->ctx, intr_deliver, intr))
+		return;
+	xrma_lock(&intr->lock);
+	intr->cb_scheduled = false;
+	xrma_unlock(&intr->lock);
+	xrma_handle_put(&intr->obj);
+}
+
+/* ------------------------------------------------------------------ owner: open, close, wait */
+
+static void intr_destroy(struct xrma_obj *obj)
+{
+	struct xrma_core_intr *intr = (struct xrma_core_intr *)obj;
+	struct xrma_core_ctx *ctx = intr->ctx;
+
+	intr_free_entries(intr->head);
+	while (intr->connectors) {
+		struct intr_connector *next = intr->connectors->next;
+
+		free(intr->connectors);
+		intr->connectors = next;
+	}
+	xrma_cond_destroy(&intr->cond);
+	xrma_lock_destroy(&intr->lock);
+	free(intr);
+	xrma_core_ctx_child_destroyed(ctx);
+}
+
+int xrma_intr_open(struct xrma_ctx *handle, uint64_t *number, uint64_t min, uint64_t max,
+		   uint32_t flags, struct xrma_intr **out)
+{
+	struct xrma_core_ctx *ctx;
+	struct xrma_core_intr *intr;
+	uint64_t id;
+	int ret;
+
+	if (!number || !out || flags || min > max)
+		return -XRMA_EINVAL;
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	if (!min && !max) {
+		min = INTR_NUMBER_ANY_MIN;
+		max = INTR_NUMBER_ANY_MAX;
+	}
+	intr = calloc(1, sizeof(*intr));
+	if (!intr) {
+		ret = -XRMA_ENOMEM;
+		goto err_put_ctx;
+	}
+	intr->ctx = ctx;
+	intr->tail = &intr->head;
+	atomic_init(&intr->seq, 0);
+	xrma_lock_init(&intr->lock);
+	xrma_cond_init(&intr->cond);
+	ret = xrma_core_ctx_child_open(ctx);
+	if (ret)
+		goto err_free_intr;
+	id = *number;
+	ret = XRMA_PROV_CALL(ctx, name_bind, XRMA_NS_INTR, &id, min, max);
+	if (ret)
+		goto err_child;
+	intr->number = id;
+	ret = xrma_handle_alloc(&intr->obj, XRMA_OBJ_INTR, intr_destroy);
+	if (ret)
+		goto err_unbind;
+	/* After the handle: handlers reference what they find in the map. */
+	xrma_lock(&ctx->lock);
+	intr->instance = xrma_core_ctx_next_id(ctx);
+	ret = xrma_idmap_insert(&ctx->intrs, id, intr);
+	xrma_unlock(&ctx->lock);
+	if (ret)
+		goto err_kill;
+	*number = id;
+	*out = intr->obj.handle;
+	xrma_handle_put(&ctx->obj);
+	return 0;
+
+err_kill:
+	XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_INTR, id);
+	xrma_core_ctx_child_killed(ctx);
+	xrma_handle_kill(&intr->obj);   /* the table's reference was the last: destroys */
+	goto err_put_ctx;
+err_unbind:
+	XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_INTR, id);
+err_child:
+	xrma_core_ctx_child_killed(ctx);
+	xrma_core_ctx_child_destroyed(ctx);
+err_free_intr:
+	xrma_cond_destroy(&intr->cond);
+	xrma_lock_destroy(&intr->lock);
+	free(intr);
+err_put_ctx:
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
+int xrma_intr_close(struct xrma_intr *handle)
+{
+	struct xrma_core_intr *intr;
+	struct xrma_core_ctx *ctx;
+	struct intr_connector *connectors;
+	struct intr_entry *entries;
+	int ret;
+
+	ret = intr_acquire(handle, &intr);
+	if (ret)
+		return ret;
+	ctx = intr->ctx;
+	ret = xrma_handle_kill(&intr->obj);
+	if (ret)
+		goto out_put;
+	xrma_core_ctx_child_killed(ctx);
+
+	/* Out of the map first: a connect or trigger that still found it sees closed. */
+	xrma_lock(&ctx->lock);
+	xrma_idmap_remove(&ctx->intrs, intr->number);
+	xrma_unlock(&ctx->lock);
+
+	xrma_lock(&intr->lock);
+	intr->closed = true;
+	connectors = intr->connectors;
+	intr->connectors = NULL;
+	entries = intr->head;
+	intr->head = NULL;
+	intr->tail = &intr->head;
+	intr->queued = 0;
+	intr->plain = 0;
+	intr_changed_locked(intr);
+	xrma_unlock(&intr->lock);
+
+	intr_free_entries(entries);
+	while (connectors) {
+		struct intr_connector *next = connectors->next;
+		struct xrma_wire_msg msg = {
+			.type = XRMA_WIRE_INTR_GONE,
+			.arg = { intr->number, intr->instance },
+		};
+
+		/* Best effort: a connector that is gone needs no notice. */
+		xrma_control_send(ctx, &connectors->addr, &msg);
+		free(connectors);
+		connectors = next;
+	}
+	XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_INTR, intr->number);
+out_put:
+	xrma_handle_put(&intr->obj);
+	return ret;
+}
+
+int xrma_intr_wait(struct xrma_intr *handle, int timeout_ms, void *data, size_t *len)
+{
+	struct xrma_core_intr *intr;
+	struct xrma_deadline deadline;
+	struct intr_entry *entry = NULL;
+	bool timed_out = false;
+	int ret;
+
+	/* A buffer needs its capacity; a capacity needs its buffer. */
+	if ((data && !len) || (!data && len && *len))
+		return -XRMA_EINVAL;
+	ret = intr_acquire(handle, &intr);
+	if (ret)
+		return ret;
+	xrma_deadline_set(&deadline, timeout_ms);
+
+	xrma_lock(&intr->lock);
+	for (;;) {
+		if (intr->cb) {
+			ret = -XRMA_ESTATE;
+			break;
+		}
+		if (intr->closed) {
+			ret = -XRMA_ECANCELED;
+			break;
+		}
+		if (intr_take_locked(intr, &entry)) {
+			intr_changed_locked(intr);
+			break;
+		}
+		if (timed_out) {
+			ret = -XRMA_ETIMEDOUT;
+			break;
+		}
+		timed_out = intr_wait_locked(intr, &deadline) != 0;
+	}
+	xrma_unlock(&intr->lock);
+
+	if (!ret && len) {
+		size_t have = entry ? entry->len : 0;
+
+		if (data && have) {
+			memcpy(data, entry->data, have < *len ? have : *len);
+			if (have > *len)
+				ret = -XRMA_EMSGSIZE;   /* consumed and cut; *len says how much there was */
+		}
+		*len = have;
+	}
+	free(entry);
+	xrma_handle_put(&intr->obj);
+	return ret;
+}
+
+int xrma_intr_set_callback(struct xrma_intr *handle, xrma_intr_cb cb, void *arg)
+{
+	struct xrma_core_intr *intr;
+	bool schedule;
+	int ret;
+
+	ret = intr_acquire(handle, &intr);
+	if (ret)
+		return ret;
+	xrma_lock(&intr->lock);
+	intr->cb = cb;
+	intr->cb_arg = arg;
+	intr_changed_locked(intr);   /* waiters leave with XRMA_ESTATE */
+	/* Triggers that queued up before the callback go to it. */
+	schedule = intr_need_delivery_locked(intr);
+	xrma_unlock(&intr->lock);
+	if (schedule)
+		intr_schedule(intr);
+	xrma_handle_put(&intr->obj);
+	return 0;
+}
+
+int xrma_intr_number(struct xrma_intr *handle, uint64_t *number)
+{
+	struct xrma_core_intr *intr;
+	int ret;
+
+	if (!number)
+		return -XRMA_EINVAL;
+	ret = intr_acquire(handle, &intr);
+	if (ret)
+		return ret;
+	*number = intr->number;
+	xrma_handle_put(&intr->obj);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ remote side */
+
+static void rintr_destroy(struct xrma_obj *obj)
+{
+	struct xrma_core_rintr *rintr = (struct xrma_core_rintr *)obj;
+	struct xrma_core_ctx *ctx = rintr->ctx;
+
+	free(rintr);
+	xrma_core_ctx_child_destroyed(ctx);
+}
+
+/* Mark rintr gone with code unless it already was (the first reason holds). */
+static void rintr_set_gone(struct xrma_core_rintr *rintr, int code)
+{
+	int expected = 0;
+
+	atomic_compare_exchange_strong(&rintr->gone, &expected, code);
+}
+
+/*
+ * What a failed exchange with the owner means to the user. The owner's answer
+ * XRMA_ENOENT and a death (XRMA_ELOST) stick. A send that found the owner's
+ * endpoint gone (XRMA_ECONNRESET) cannot tell a close from a death: it reads
+ * as XRMA_ENOENT this once, and INTR_GONE or peer_down, which follow it in the
+ * inbox, decide what sticks.
+ */
+static int rintr_owner_error(struct xrma_core_rintr *rintr, int err)
+{
+	int gone;
+
+	if (err == -XRMA_ECONNRESET) {
+		gone = atomic_load(&rintr->gone);
+		return gone ? gone : -XRMA_ENOENT;
+	}
+	if (err != -XRMA_ENOENT && err != -XRMA_ELOST)
+		return err;
+	rintr_set_gone(rintr, err);
+	return atomic_load(&rintr->gone);
+}
+
+int xrma_rintr_open(struct xrma_ctx *handle, uint32_t node, uint64_t number, int timeout_ms,
+		    struct xrma_rintr **out)
+{
+	struct xrma_core_ctx *ctx;
+	struct xrma_core_rintr *rintr;
+	struct xrma_prov_addr owner;
+	struct xrma_wire_msg msg = { .type = XRMA_WIRE_INTR_CONNECT, .arg = { number } };
+	struct xrma_reply reply;
+	int ret;
+
+	if (!out || number == XRMA_ID_ANY)
+		return -XRMA_EINVAL;
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	ret = XRMA_PROV_CALL(ctx, name_lookup, node, XRMA_NS_INTR, number, &owner);
+	if (ret)
+		goto err_put_ctx;
+	rintr = calloc(1, sizeof(*rintr));
+	if (!rintr) {
+		ret = -XRMA_ENOMEM;
+		goto err_put_ctx;
+	}
+	rintr->ctx = ctx;
+	rintr->owner = owner;
+	rintr->number = number;
+	atomic_init(&rintr->gone, 0);
+	atomic_init(&rintr->instance, 0);
+	atomic_init(&rintr->gone_instance, 0);
+	ret = xrma_core_ctx_child_open(ctx);
+	if (ret)
+		goto err_free_rintr;
+	ret = xrma_handle_alloc(&rintr->obj, XRMA_OBJ_RINTR, rintr_destroy);
+	if (ret)
+		goto err_child;
+	/* Registered before asking: INTR_GONE may follow the owner's reply at once. */
+	xrma_lock(&ctx->lock);
+	rintr->id = xrma_core_ctx_next_id(ctx);
+	ret = xrma_idmap_insert(&ctx->rintrs, rintr->id, rintr);
+	xrma_unlock(&ctx->lock);
+	if (ret)
+		goto err_kill;
+	ret = xrma_control_call(ctx, &owner, &msg, &reply, timeout_ms);
+	if (!ret && !reply.arg[0])
+		ret = -XRMA_EPROTO;
+	if (ret)
+		goto err_unmap;
+	/* Pairs with xrma_core_rintr_on_gone: one of the two sees the other's store. */
+	atomic_store(&rintr->instance, reply.arg[0]);
+	if (atomic_load(&rintr->gone_instance) == reply.arg[0])
+		rintr_set_gone(rintr, -XRMA_ENOENT);
+	*out = rintr->obj.handle;
+	xrma_handle_put(&ctx->obj);
+	return 0;
+
+err_unmap:
+	/* A connect that arrives after all is undone by this, which follows it on the wire. */
+	if (ret == -XRMA_ETIMEDOUT) {
+		/* Instance 0: whichever interrupt counted us. */
+		msg = (struct xrma_wire_msg){ .type = XRMA_WIRE_INTR_DISCONNECT, .arg = { number } };
+		xrma_control_send(ctx, &owner, &msg);
+	}
+	/* The owner's endpoint closed under us (and the interrupt with it), or died. */
+	if (ret == -XRMA_ECONNRESET)
+		ret = -XRMA_ENOENT;
+	else if (ret == -XRMA_ELOST)
+		ret = -XRMA_ENODEV;
+	xrma_lock(&ctx->lock);
+	xrma_idmap_remove(&ctx->rintrs, rintr->id);
+	xrma_unlock(&ctx->lock);
+err_kill:
+	xrma_core_ctx_child_killed(ctx);
+	xrma_handle_kill(&rintr->obj);   /* destroys, now or when a handler lets go */
+	goto err_put_ctx;
+err_child:
+	xrma_core_ctx_child_killed(ctx);
+	xrma_core_ctx_child_destroyed(ctx);
+err_free_rintr:
+	free(rintr);
+err_put_ctx:
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
+int xrma_rintr_close(struct xrma_rintr *handle)
+{
+	struct xrma_core_rintr *rintr;
+	struct xrma_core_ctx *ctx;
+	int ret;
+
+	ret = rintr_acquire(handle, &rintr);
+	if (ret)
+		return ret;
+	ctx = rintr->ctx;
+	ret = xrma_handle_kill(&rintr->obj);
+	if (ret)
+		goto out_put;
+	xrma_core_ctx_child_killed(ctx);
+	xrma_lock(&ctx->lock);
+	xrma_idmap_remove(&ctx->rintrs, rintr->id);
+	xrma_unlock(&ctx->lock);
+	if (!atomic_load(&rintr->gone)) {
+		struct xrma_wire_msg msg = {
+			.type = XRMA_WIRE_INTR_DISCONNECT,
+			.arg = { rintr->number, atomic_load(&rintr->instance) },
+		};
+
+		xrma_control_send(ctx, &rintr->owner, &msg);
+	}
+out_put:
+	xrma_handle_put(&rintr->obj);
+	return ret;
+}
+
+int xrma_rintr_trigger(struct xrma_rintr *handle, const void *data, size_t len)
+{
+	struct xrma_core_rintr *rintr;
+	struct xrma_wire_msg msg = { .type = XRMA_WIRE_INTR_TRIGGER };
+	struct xrma_reply reply;
+	int ret;
+
+	if (!data && len)
+		return -XRMA_EINVAL;
+	if (len > XRMA_INTR_DATA_MAX)
+		return -XRMA_EMSGSIZE;
+	ret = rintr_acquire(handle, &rintr);
+	if (ret)
+		return ret;
+	ret = atomic_load(&rintr->gone);
+	if (ret)
+		goto out_put;
+	msg.arg[0] = rintr->number;
+	msg.arg[1] = atomic_load(&rintr->instance);
+	if (!len) {
+		/* Fire and forget: the owner counts it if the interrupt still exists. */
+		ret = xrma_control_send(rintr->ctx, &rintr->owner, &msg);
+	} else {
+		msg.payload = data;
+		msg.payload_len = (uint32_t)len;
+		ret = xrma_control_call(rintr->ctx, &rintr->owner, &msg, &reply,
+					INTR_TRIGGER_TIMEOUT_MS);
+	}
+	if (ret)
+		ret = rintr_owner_error(rintr, ret);
+out_put:
+	xrma_handle_put(&rintr->obj);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ inbound (service thread) */
+
+/*
+ * The interrupt numbered number, referenced, or NULL; with instance != 0 only
+ * that holder of the number (0: an INTR_CONNECT, or a sender that knows none).
+ */
+static struct xrma_core_intr *intr_find(struct xrma_core_ctx *ctx, uint64_t number, uint64_t instance)
+{
+	struct xrma_core_intr *intr;
+
+	xrma_lock(&ctx->lock);
+	intr = xrma_idmap_find(&ctx->intrs, number);
+	if (intr && instance && intr->instance != instance)
+		intr = NULL;
+	/* In the map means close has not passed its removal: a reference is still held. */
+	if (intr)
+		xrma_handle_ref(&intr->obj);
+	xrma_unlock(&ctx->lock);
+	return intr;
+}
+
+void xrma_core_intr_on_connect(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
+			       const struct xrma_wire_msg *msg)
+{
+	struct xrma_core_intr *intr;
+	struct intr_connector *c, *fresh;
+	uint64_t arg[4] = { 0 };
+	int status = 0;
+
+	if (!msg->req)
+		return;   /* cannot be answered */
+	intr = intr_find(ctx, msg->arg[0], 0);
+	if (!intr) {
+		xrma_control_reply(ctx, src, msg->req, -XRMA_ENOENT, NULL, NULL, 0);
+		return;
+	}
+	fresh = malloc(sizeof(*fresh));
+	xrma_lock(&intr->lock);
+	for (c = intr->connectors; c; c = c->next)
+		if (xrma_core_addr_eq(&c->addr, src))
+			break;
+	if (intr->closed) {
+		status = -XRMA_ENOENT;
+	} else if (c) {
+		c->count++;
+	} else if (!fresh) {
+		status = -XRMA_ENOMEM;
+	} else {
+		fresh->addr = *src;
+		fresh->count = 1;
+		fresh->next = intr->connectors;
+		intr->connectors = fresh;
+		fresh = NULL;
+	}
+	xrma_unlock(&intr->lock);
+	free(fresh);
+	arg[0] = status ? 0 : intr->instance;
+	xrma_control_reply(ctx, src, msg->req, status, arg, NULL, 0);
+	xrma_handle_put(&intr->obj);
+}
+
+/* Forget one connection (all of them with all) of addr; intr->lock held. */
+static void intr_drop_connector_locked(struct xrma_core_intr *intr, const struct xrma_prov_addr *addr,
+				       bool all)
+{
+	for (struct intr_connector **pp = &intr->connectors; *pp; pp = &(*pp)->next) {
+		struct intr_connector *c = *pp;
+
+		if (!xrma_core_addr_eq(&c->addr, addr))
+			continue;
+		if (!all && --c->count)
+			return;
+		*pp = c->next;
+		free(c);
+		return;
+	}
+}
+
+void xrma_core_intr_on_disconnect(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
+				  const struct xrma_wire_msg *msg)
+{
+	struct xrma_core_intr *intr = intr_find(ctx, msg->arg[0], msg->arg[1]);
+
+	if (!intr)
+		return;
+	xrma_lock(&intr->lock);
+	intr_drop_connector_locked(intr, src, false);
+	xrma_unlock(&intr->lock);
+	xrma_handle_put(&intr->obj);
+}
+
+void xrma_core_intr_on_trigger(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
+			       const struct xrma_wire_msg *msg)
+{
+	struct xrma_core_intr *intr;
+	struct intr_entry *entry = NULL;
+	bool schedule = false;
+	int status = 0;
+
+	if (msg->payload_len > XRMA_INTR_DATA_MAX) {
+		status = -XRMA_EMSGSIZE;
+		goto out_reply;
+	}
+	intr = intr_find(ctx, msg->arg[0], msg->arg[1]);
+	if (!intr) {
+		status = -XRMA_ENOENT;
+		goto out_reply;
+	}
+	if (msg->payload_len) {
+		entry = malloc(sizeof(*entry) + msg->payload_len);
+		if (entry) {
+			entry->next = NULL;
+			entry->len = msg->payload_len;
+			memcpy(entry->data, msg->payload, msg->payload_len);
+		}
+	}
+	xrma_lock(&intr->lock);
+	if (intr->closed) {
+		status = -XRMA_ENOENT;
+	} else if (!msg->payload_len) {
+		intr->plain++;
+	} else if (intr->queued >= XRMA_INTR_QUEUE_DEPTH) {
+		status = -XRMA_EAGAIN;
+	} else if (!entry) {
+		status = -XRMA_ENOMEM;
+	} else {
+		*intr->tail = entry;
+		intr->tail = &entry->next;
+		intr->queued++;
+		entry = NULL;
+	}
+	if (!status) {
+		intr_changed_locked(intr);
+		schedule = intr_need_delivery_locked(intr);
+	}
+	xrma_unlock(&intr->lock);
+	free(entry);
+	if (schedule)
+		intr_schedule(intr);
+	xrma_handle_put(&intr->obj);
+out_reply:
+	if (msg->req)
+		xrma_control_reply(ctx, src, msg->req, status, NULL, NULL, 0);
+}
+
+struct rintr_visit {
+	const struct xrma_prov_addr *owner;
+	bool match_number;
+	uint64_t number;
+	uint64_t instance;
+	int code;
+};
+
+/* idmap_each visitor over ctx->rintrs (ctx->lock held). */
+static void rintr_mark(void *arg, uint64_t id, void *value)
+{
+	struct rintr_visit *visit = arg;
+	struct xrma_core_rintr *rintr = value;
+
+	(void)id;
+	if (!xrma_core_addr_eq(&rintr->owner, visit->owner))
+		return;
+	if (!visit->match_number) {
+		rintr_set_gone(rintr, visit->code);
+		return;
+	}
+	if (rintr->number != visit->number)
+		return;
+	/* Pairs with xrma_rintr_open: one of the two sees the other's store. */
+	atomic_store(&rintr->gone_instance, visit->instance);
+	if (atomic_load(&rintr->instance) == visit->instance)
+		rintr_set_gone(rintr, visit->code);
+}
+
+void xrma_core_rintr_on_gone(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
+			     const struct xrma_wire_msg *msg)
+{
+	struct rintr_visit visit = {
+		.owner = src,
+		.match_number = true,
+		.number = msg->arg[0],
+		.instance = msg->arg[1],
+		.code = -XRMA_ENOENT,
+	};
+
+	if (!visit.instance)
+		return;   /* malformed: every interrupt has one */
+	xrma_lock(&ctx->lock);
+	xrma_idmap_each(&ctx->rintrs, rintr_mark, &visit);
+	xrma_unlock(&ctx->lock);
+}
+
+/* idmap_each visitor over ctx->intrs (ctx->lock held): forget a departed connector. */
+static void intr_forget(void *arg, uint64_t id, void *value)
+{
+	const struct xrma_prov_addr *peer = arg;
+	struct xrma_core_intr *intr = value;
+
+	(void)id;
+	xrma_lock(&intr->lock);
+	intr_drop_connector_locked(intr, peer, true);
+	xrma_unlock(&intr->lock);
+}
+
+void xrma_core_intr_on_peer_down(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *peer, int status)
+{
+	/* An owner that closed took its interrupts with it; one that died is lost. */
+	struct rintr_visit visit = {
+		.owner = peer,
+		.code = status == -XRMA_ELOST ? -XRMA_ELOST : -XRMA_ENOENT,
+	};
+
+	xrma_lock(&ctx->lock);
+	xrma_idmap_each(&ctx->rintrs, rintr_mark, &visit);
+	xrma_idmap_each(&ctx->intrs, intr_forget, (void *)peer);
+	xrma_unlock(&ctx->lock);
+}
