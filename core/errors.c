@@ -57,10 +57,11 @@ static const struct error_text error_texts[] = {
 
 static const struct error_text *find(int err)
 {
-	if (err < 0)
-		err = -err;
+	/* Negate in a wider type: -INT_MIN does not fit an int. */
+	long long code = err < 0 ? -(long long)err : err;
+
 	for (size_t i = 0; i < sizeof(error_texts) / sizeof(error_texts[0]); i++)
-		if (error_texts[i].code == err)
+		if (error_texts[i].code == code)
 			return &error_texts[i];
 	return NULL;
 }

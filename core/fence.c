@@ -191,6 +191,22 @@ int xrma_fence_signal(struct xrma_dmaq *handle, struct xrma_seg *local, size_t l
 	return 0;
 }
 
+/* The remote value: one atomic store where the provider has atomics, else a write. */
+static void fire_remote(struct xrma_fence_signal *s)
+{
+	struct xrma_core_ctx *ctx = s->remote->ctx;
+	struct iovec iov = { .iov_base = &s->remote_value, .iov_len = 8 };
+	uint64_t old;
+
+	/* A lost target has no one left to read the value: errors are dropped. */
+	if ((ctx->caps.flags & XRMA_CAP_ATOMIC) && s->remote_offset % 8 == 0)
+		(void)XRMA_PROV_CALL(ctx, atomic, s->remote->prmem, s->remote_offset, XRMA_ATOMIC_SWAP,
+				     s->remote_value, 0, &old);
+	else
+		(void)ctx->prov->ops->rma(ctx->prov_state, XRMA_RMA_WRITE, s->remote->prmem,
+					  s->remote_offset, &iov, 1, XRMA_RMA_ORDERED);
+}
+
 struct xrma_fence_signal *xrma_core_fence_take_ready_locked(struct xrma_core_dmaq *dmaq)
 {
 	struct xrma_fence_signal *ready = NULL, **tail = &ready;
@@ -214,18 +230,19 @@ void xrma_core_fence_fire(struct xrma_fence_signal *list)
 
 		list = s->next;
 		if (s->local) {
-			/* Release order: the transfers' data is visible before the value. */
-			atomic_thread_fence(memory_order_release);
-			memcpy((char *)s->local->addr + s->local_offset, &s->local_value, 8);
-		}
-		if (s->remote) {
-			struct xrma_core_ctx *ctx = s->remote->ctx;
-			struct iovec iov = { .iov_base = &s->remote_value, .iov_len = 8 };
+			char *at = (char *)s->local->addr + s->local_offset;
 
-			/* A lost target has no one left to read the value. */
-			(void)ctx->prov->ops->rma(ctx->prov_state, XRMA_RMA_WRITE, s->remote->prmem,
-						  s->remote_offset, &iov, 1, XRMA_RMA_ORDERED);
+			/* Release order: the transfers' data is visible before the value,
+			 * and a poller sees the value whole where alignment allows. */
+			if (s->local_offset % 8 == 0) {
+				__atomic_store_n((uint64_t *)(void *)at, s->local_value, __ATOMIC_RELEASE);
+			} else {
+				atomic_thread_fence(memory_order_release);
+				memcpy(at, &s->local_value, 8);
+			}
 		}
+		if (s->remote)
+			fire_remote(s);
 		signal_release(s);
 	}
 }

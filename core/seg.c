@@ -103,26 +103,29 @@ int xrma_seg_open(struct xrma_ctx *handle, const struct xrma_seg_attr *attr, str
 	}
 	if (ret)
 		goto err_unbind;
+	ret = xrma_handle_alloc(&seg->obj, XRMA_OBJ_SEG, seg_destroy);
+	if (ret)
+		goto err_free_mem;
+	/* Published for import requests only once it has a handle to reference. */
 	if (named) {
 		xrma_lock(&ctx->lock);
 		ret = xrma_idmap_insert(&ctx->segs, seg->id, seg);
 		xrma_unlock(&ctx->lock);
-		if (ret)
-			goto err_free_mem;
+		if (ret) {
+			/* The destructor frees memory and accounting; the name is ours to drop. */
+			XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_SEG, seg->id);
+			xrma_core_ctx_child_killed(ctx);
+			xrma_handle_ref(&seg->obj);
+			xrma_handle_kill(&seg->obj);
+			xrma_handle_put(&seg->obj);
+			xrma_handle_put(&ctx->obj);
+			return ret;
+		}
 	}
-	ret = xrma_handle_alloc(&seg->obj, XRMA_OBJ_SEG, seg_destroy);
-	if (ret)
-		goto err_unmap_id;
 	*out = seg->obj.handle;
 	xrma_handle_put(&ctx->obj);
 	return 0;
 
-err_unmap_id:
-	if (named) {
-		xrma_lock(&ctx->lock);
-		xrma_idmap_remove(&ctx->segs, seg->id);
-		xrma_unlock(&ctx->lock);
-	}
 err_free_mem:
 	ctx->prov->ops->mem_free(ctx->prov_state, seg->pmem);
 err_unbind:

@@ -561,6 +561,7 @@ static void *seg_open_worker(void *arg)
 	struct seg_worker *w = arg;
 	struct xrma_seg_attr attr = seg_attr(FIXTURE_PAGE, XRMA_ID_ANY);
 	size_t i;
+	int rc;
 
 	if ((w->rc = fixture_barrier_wait(w->barrier, FIXTURE_TIMEOUT_MS)))
 		return NULL;
@@ -573,14 +574,20 @@ static void *seg_open_worker(void *arg)
 		if ((w->rc = xrma_seg_export(w->segs[i], 0)))
 			return NULL;
 	}
-	/* Wait until every thread has all its segments, then close them concurrently. */
-	if ((w->rc = fixture_barrier_wait(w->barrier, FIXTURE_TIMEOUT_MS)))
-		return NULL;
-	if ((w->rc = fixture_barrier_wait(w->barrier, FIXTURE_TIMEOUT_MS)))
-		return NULL;
+	/*
+	 * Wait until every thread has all its segments, then close them concurrently.
+	 * rc is written only on failure here: the main thread reads it in between.
+	 */
+	if ((rc = fixture_barrier_wait(w->barrier, FIXTURE_TIMEOUT_MS)))
+		goto fail;
+	if ((rc = fixture_barrier_wait(w->barrier, FIXTURE_TIMEOUT_MS)))
+		goto fail;
 	for (i = 0; i < SEG_PER_THREAD; i++)
-		if ((w->rc = xrma_seg_close(w->segs[i])))
-			return NULL;
+		if ((rc = xrma_seg_close(w->segs[i])))
+			goto fail;
+	return NULL;
+fail:
+	w->rc = rc;
 	return NULL;
 }
 
