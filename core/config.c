@@ -43,8 +43,21 @@ static void set_entry(struct xrma_config_entry *e, const char *value, const char
 struct parse_state {
 	struct xrma_config *cfg;
 	const char *path;
+	FILE *file;
+	int line;  /* lines read so far: the line of the entry being handled */
 	int bad;   /* a value did not fit or a key was unknown */
 };
+
+/* inih's reader, counting lines so each value's source names its line. */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct parse_state *ps = stream;
+	char *got = fgets(str, num, ps->file);
+
+	if (got && strchr(got, '\n'))
+		ps->line++;
+	return got;
+}
 
 static int on_ini_entry(void *user, const char *section, const char *name, const char *value)
 {
@@ -58,7 +71,7 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
 			ps->bad = 1;
 			return 0;
 		}
-		snprintf(source, sizeof(source), "file %s", ps->path);
+		snprintf(source, sizeof(source), "file %s:%d", ps->path, ps->line);
 		set_entry(&ps->cfg->entries[k], value, source);
 		return 1;
 	}
@@ -73,7 +86,11 @@ int xrma_config_load_file(struct xrma_config *cfg, const char *path)
 
 	if (!cfg || !path)
 		return -XRMA_EINVAL;
-	line = ini_parse(path, on_ini_entry, &ps);
+	ps.file = fopen(path, "re");
+	if (!ps.file)
+		return -XRMA_ECONFIG;
+	line = ini_parse_stream(read_line, &ps, on_ini_entry, &ps);
+	fclose(ps.file);
 	if (line != 0)
 		return -XRMA_ECONFIG;
 	snprintf(cfg->file, sizeof(cfg->file), "%s", path);

@@ -472,9 +472,9 @@ static void rintr_set_gone(struct xrma_core_rintr *rintr, int code)
 /*
  * What a failed exchange with the owner means to the user. The owner's answer
  * XRMA_ENOENT and a death (XRMA_ELOST) stick. A send that found the owner's
- * endpoint gone (XRMA_ECONNRESET) cannot tell a close from a death: it reads
- * as XRMA_ENOENT this once, and INTR_GONE or peer_down, which follow it in the
- * inbox, decide what sticks.
+ * endpoint gone (XRMA_ECONNRESET) cannot tell a closed context from a dead
+ * one; either way the owner's node has left us, so it reads as XRMA_ELOST this
+ * once, and INTR_GONE or peer_down, which follow in the inbox, decide what sticks.
  */
 static int rintr_owner_error(struct xrma_core_rintr *rintr, int err)
 {
@@ -482,7 +482,7 @@ static int rintr_owner_error(struct xrma_core_rintr *rintr, int err)
 
 	if (err == -XRMA_ECONNRESET) {
 		gone = atomic_load(&rintr->gone);
-		return gone ? gone : -XRMA_ENOENT;
+		return gone ? gone : -XRMA_ELOST;
 	}
 	if (err != -XRMA_ENOENT && err != -XRMA_ELOST)
 		return err;

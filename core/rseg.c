@@ -13,6 +13,9 @@
 #include "core/control.h"
 #include "core/ctx.h"
 
+/* Bound on waiting for the owner to acknowledge a release. */
+#define RSEG_RELEASE_TIMEOUT_MS 1000
+
 struct xrma_rseg_map {
 	void *user_addr;      /* what the caller got */
 	void *base;           /* page-aligned mapping */
@@ -51,6 +54,22 @@ static void send_release(struct xrma_core_rseg *rseg)
 
 	/* An owner that is gone has nothing to uncount. */
 	(void)xrma_control_send(rseg->ctx, &rseg->owner, &msg);
+}
+
+/*
+ * Release and wait for the owner's answer, so that when xrma_rseg_close returns
+ * the owner no longer counts this import (it may close its segment at once).
+ * An owner that is gone or silent has nothing left to uncount.
+ */
+static void release_and_wait(struct xrma_core_rseg *rseg)
+{
+	struct xrma_wire_msg msg = {
+		.type = XRMA_WIRE_SEG_RELEASE,
+		.arg = { rseg->id, rseg->import_id, 0, 0 },
+	};
+	struct xrma_reply reply;
+
+	(void)xrma_control_call(rseg->ctx, &rseg->owner, &msg, &reply, RSEG_RELEASE_TIMEOUT_MS);
 }
 
 /* Ask the owner; on success fill len, access and key. */
@@ -185,7 +204,7 @@ int xrma_rseg_close(struct xrma_rseg *handle)
 	if (!ret) {
 		unregister_import(rseg->ctx, rseg);
 		if (!lost)
-			send_release(rseg);
+			release_and_wait(rseg);
 		xrma_evq_close(&rseg->events);
 		xrma_core_ctx_child_killed(rseg->ctx);
 	}

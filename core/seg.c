@@ -431,10 +431,14 @@ void xrma_core_seg_on_release(struct xrma_core_ctx *ctx, const struct xrma_prov_
 			      const struct xrma_wire_msg *msg)
 {
 	struct xrma_core_seg *seg = find_seg(ctx, msg->arg[0]);
+	size_t removed = seg ? remove_importers(seg, src, msg->arg[1], false) : 0;
 
+	/* Answered after uncounting, so the importer's close means "uncounted". */
+	if (msg->req)
+		xrma_control_reply(ctx, src, msg->req, 0, NULL, NULL, 0);
 	if (!seg)
 		return;
-	if (remove_importers(seg, src, msg->arg[1], false))
+	if (removed)
 		xrma_evq_post(ctx, &seg->events, &seg->obj,
 			      &(struct xrma_event){ .type = XRMA_EVENT_DISCONNECT, .node = src->node });
 	xrma_handle_put(&seg->obj);

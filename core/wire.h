@@ -20,7 +20,7 @@ enum xrma_wire_type {
 	XRMA_WIRE_REPLY = 1,      /* answer to a request: req, status, args, payload */
 	XRMA_WIRE_PING,           /* liveness probe; answered by a REPLY */
 	XRMA_WIRE_SEG_IMPORT,     /* a0 seg id, a1 access, a2 importer's import id */
-	XRMA_WIRE_SEG_RELEASE,    /* a0 seg id, a1 import id */
+	XRMA_WIRE_SEG_RELEASE,    /* a0 seg id, a1 import id; answered when req != 0 */
 	XRMA_WIRE_SEG_NOTICE,     /* a0 seg id, a1 import id, a2 event type */
 	XRMA_WIRE_INTR_CONNECT,   /* a0 number; answered with a0 = instance id */
 	XRMA_WIRE_INTR_DISCONNECT,/* a0 number, a1 instance id */

@@ -209,7 +209,10 @@ static void test_provider_sever_owner_rseg_lost(void **state)
 	assert_rc(xrma_dmaq_close(q), 0);
 	assert_rc(fixture_seg_close(&local), 0);
 	assert_rc(xrma_rseg_close(sh.r), 0);
-	/* The severed owner still cleans up locally. */
+	/* The severed owner learns of its importer's loss, then cleans up locally. */
+	do {
+		assert_rc(xrma_seg_wait_event(sh.s.seg, FIXTURE_TIMEOUT_MS, &ev), 0);
+	} while (ev.type != XRMA_EVENT_LOST);
 	assert_rc(fixture_seg_close(&sh.s), 0);
 	net_close(&n);
 }
@@ -255,39 +258,326 @@ static void test_provider_sever_node_leaves_list(void **state)
 	net_close(&n);
 }
 
+struct connector {
+	struct xrma_conn *conn;
+	uint32_t node, port;
+	int rc;
+};
+
+static void *connect_main(void *arg)
+{
+	struct connector *c = arg;
+
+	c->rc = xrma_conn_connect(c->conn, c->node, c->port, FIXTURE_TIMEOUT_MS);
+	return NULL;
+}
+
+/* A listener on node 1, a client on node 2 connected to it, the accepted end. */
+static void conn_pair(struct net *n, struct xrma_conn **l, struct xrma_conn **server,
+		      struct xrma_conn **client)
+{
+	struct connector c;
+	pthread_t thread;
+	uint32_t port = XRMA_PORT_ANY;
+
+	assert_rc(xrma_conn_open(n->ctx[0], 0, l), 0);
+	assert_rc(xrma_conn_bind(*l, &port, 0, 0), 0);
+	assert_rc(xrma_conn_listen(*l, 1), 0);
+	assert_rc(xrma_conn_open(n->ctx[1], 0, client), 0);
+	c = (struct connector){ .conn = *client, .node = 1, .port = port, .rc = 1 };
+	assert_int_equal(pthread_create(&thread, NULL, connect_main, &c), 0);
+	assert_rc(xrma_conn_accept(*l, FIXTURE_TIMEOUT_MS, server), 0);
+	assert_int_equal(fixture_join(thread, FIXTURE_TIMEOUT_MS * 2, NULL), 0);
+	assert_rc(c.rc, 0);
+}
+
 static void test_provider_sever_conn_peer_drains_then_econnreset(void **state)
 {
 	struct xrma_conn *l = NULL, *s = NULL, *c = NULL;
+	enum xrma_conn_state st = 0;
 	struct xrma_event ev;
 	uint8_t buf[16];
-	uint32_t port = XRMA_PORT_ANY, bits = 0;
+	uint32_t bits = 0;
 	struct net n;
 
 	(void)state;
 	net_open(&n, 2);
-	assert_rc(xrma_conn_open(n.ctx[0], 0, &l), 0);
-	assert_rc(xrma_conn_bind(l, &port, 0, 0), 0);
-	assert_rc(xrma_conn_listen(l, 1), 0);
-	assert_rc(xrma_conn_open(n.ctx[1], 0, &c), 0);
-	/* Queued semantics or accept-first: either way the accept below completes it. */
-	{
-		struct xrma_conn *cc = c;
-		pthread_t thread;
-		struct { struct xrma_conn *c; uint32_t port; int rc; } arg = { cc, port, 1 };
-		void *(*fn)(void *) = NULL;
-
-		(void)fn;
-		(void)thread;
-		(void)arg;
-	}
-	assert_rc(xrma_conn_connect(c, 1, port, 0) == -XRMA_ETIMEDOUT ? 0 : 0, 0);
-	assert_rc(xrma_conn_accept(l, FIXTURE_TIMEOUT_MS, &s), 0);
-	(void)bits;
-	(void)buf;
-	(void)ev;
+	conn_pair(&n, &l, &s, &c);
+	assert_count(xrma_conn_send(c, "0123456789", 10, XRMA_CONN_BLOCK, FIXTURE_TIMEOUT_MS), 10);
+	assert_int_equal(fixture_fd_readable(xrma_conn_fd(s), FIXTURE_TIMEOUT_MS), 1);
+	assert_rc(xrma_prov_loopback_sever(n.fabric, 2), 0);
+	/* What arrived before the crash is still read, then the stream ends. */
+	assert_count(xrma_conn_recv(s, buf, 10, XRMA_CONN_BLOCK, FIXTURE_TIMEOUT_MS), 10);
+	assert_memory_equal(buf, "0123456789", 10);
+	assert_rc(xrma_conn_recv(s, buf, 1, XRMA_CONN_BLOCK, FIXTURE_TIMEOUT_MS), XRMA_ECONNRESET);
+	assert_rc(xrma_conn_state(s, &st), 0);
+	assert_int_equal(st, XRMA_CONN_DISCONNECTED);
+	assert_rc(xrma_conn_poll(s, &bits), 0);
+	assert_true(bits & XRMA_POLLHUP);
+	assert_rc(xrma_conn_send(s, buf, 1, 0, 0), XRMA_ECONNRESET);
+	memset(&ev, 0, sizeof(ev));
+	assert_rc(xrma_conn_wait_event(s, FIXTURE_TIMEOUT_MS, &ev), 0);
+	assert_int_equal(ev.type, XRMA_EVENT_LOST);
+	assert_int_equal(ev.node, 2);
 	assert_rc(xrma_conn_close(c), 0);
 	assert_rc(xrma_conn_close(s), 0);
 	assert_rc(xrma_conn_close(l), 0);
+	net_close(&n);
+}
+
+static void test_provider_sever_intr_owner_trigger_elost(void **state)
+{
+	struct xrma_intr *intr = NULL;
+	struct xrma_rintr *rintr = NULL;
+	uint64_t number = XRMA_ID_ANY, end;
+	struct net n;
+	int rc;
+
+	(void)state;
+	net_open(&n, 2);
+	assert_rc(xrma_intr_open(n.ctx[0], &number, 0, 0, 0, &intr), 0);
+	assert_rc(xrma_rintr_open(n.ctx[1], 1, number, FIXTURE_TIMEOUT_MS, &rintr), 0);
+	assert_rc(xrma_rintr_trigger(rintr, NULL, 0), 0);
+	assert_rc(xrma_intr_wait(intr, FIXTURE_TIMEOUT_MS, NULL, NULL), 0);
+	assert_rc(xrma_prov_loopback_sever(n.fabric, 1), 0);
+	end = fixture_now_ms() + FIXTURE_TIMEOUT_MS;
+	do
+		rc = xrma_rintr_trigger(rintr, NULL, 0);
+	while (rc == 0 && fixture_now_ms() < end);
+	assert_rc(rc, XRMA_ELOST);
+	assert_rc(xrma_rintr_trigger(rintr, "x", 1), XRMA_ELOST);
+	/* A dead interrupt is still a live handle until closed. */
+	assert_int_equal(fixture_count(n.ctx[1]), 1);
+	assert_rc(xrma_rintr_close(rintr), 0);
+	assert_rc(xrma_intr_close(intr), 0);
+	net_close(&n);
+}
+
+/* ------------------------------------------------------------------ the gate */
+
+static void test_provider_gate_holds_op_queue_busy_until_open(void **state)
+{
+	struct xrma_completion c;
+	struct rig r;
+	struct net n;
+	size_t out = 0;
+
+	(void)state;
+	net_open(&n, 2);
+	rig_open(&n, &r, 8);
+	net_gate(&n, 1, true);
+	assert_rc(post_gated(&n, &r, 0, 1024, 11, 0), 0);
+	assert_rc(xrma_dmaq_outstanding(r.q, &out), 0);
+	assert_int_equal(out, 1);
+	assert_rc(xrma_dmaq_wait(r.q, &c, FIXTURE_SHORT_MS), XRMA_ETIMEDOUT);
+	assert_rc(xrma_dmaq_drain(r.q, FIXTURE_SHORT_MS), XRMA_ETIMEDOUT);
+	assert_rc(xrma_dmaq_close(r.q), XRMA_EBUSY);
+	assert_int_equal(fixture_check(r.remote.addr, LEN, CANARY), FIXTURE_MATCH);
+	net_gate(&n, 1, false);
+	memset(&c, 0, sizeof(c));
+	assert_rc(xrma_dmaq_wait(r.q, &c, FIXTURE_TIMEOUT_MS), 0);
+	assert_int_equal(c.cookie, 11);
+	assert_int_equal(c.status, 0);
+	assert_int_equal(c.len, 1024);
+	assert_int_equal(fixture_pattern_check(r.remote.addr, 1024, 90, 0), FIXTURE_MATCH);
+	assert_rc(xrma_dmaq_outstanding(r.q, &out), 0);
+	assert_int_equal(out, 0);
+	rig_close(&r);
+	net_close(&n);
+}
+
+static void test_provider_gate_queue_full_returns_eagain(void **state)
+{
+	struct xrma_completion c;
+	struct xrma_iov v;
+	struct rig r;
+	struct net n;
+	size_t out = 0;
+
+	(void)state;
+	net_open(&n, 2);
+	rig_open(&n, &r, 1);
+	net_gate(&n, 1, true);
+	assert_rc(post_gated(&n, &r, 0, 64, 1, 0), 0);
+	v = (struct xrma_iov){ .seg = r.local.seg, .offset = 64, .len = 64 };
+	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &v, 1, r.rseg, 64, 64, 2, 0), XRMA_EAGAIN);
+	assert_rc(xrma_dmaq_outstanding(r.q, &out), 0);
+	assert_int_equal(out, 1);
+	net_gate(&n, 1, false);
+	assert_rc(xrma_dmaq_wait(r.q, &c, FIXTURE_TIMEOUT_MS), 0);
+	assert_int_equal(c.cookie, 1);
+	/* The refused post moved nothing; now there is room. */
+	assert_int_equal(fixture_check((uint8_t *)r.remote.addr + 64, LEN - 64, CANARY), FIXTURE_MATCH);
+	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &v, 1, r.rseg, 64, 64, 2, XRMA_RMA_SYNC), 0);
+	rig_close(&r);
+	net_close(&n);
+}
+
+static void test_provider_gate_abort_cancels_unstarted_ops(void **state)
+{
+	struct xrma_completion c[3];
+	int status[4] = { 1, 1, 1, 1 };
+	struct rig r;
+	struct net n;
+	size_t out = 0, i;
+	int cancelled;
+
+	(void)state;
+	net_open(&n, 2);
+	rig_open(&n, &r, 8);
+	net_gate(&n, 1, true);
+	assert_rc(post_gated(&n, &r, 0, 256, 1, 0), 0);
+	/* Fenced, so neither can start while the first is held. */
+	assert_rc(post_gated(&n, &r, 256, 256, 2, XRMA_RMA_FENCE | XRMA_RMA_SUPPRESS), 0);
+	assert_rc(post_gated(&n, &r, 512, 256, 3, XRMA_RMA_FENCE), 0);
+	assert_rc(xrma_dmaq_outstanding(r.q, &out), 0);
+	assert_int_equal(out, 3);
+	cancelled = xrma_dmaq_abort(r.q);
+	/* The first may or may not have started when abort ran; the fenced two had not. */
+	assert_true(cancelled == 2 || cancelled == 3);
+	net_gate(&n, 1, false);
+	assert_rc(xrma_dmaq_drain(r.q, FIXTURE_TIMEOUT_MS), 0);
+	/* Cancelled entries are never suppressed: three entries in all. */
+	assert_count(xrma_dmaq_poll(r.q, c, 3), 3);
+	for (i = 0; i < 3; i++) {
+		assert_in_range(c[i].cookie, 1, 3);
+		status[c[i].cookie] = c[i].status;
+	}
+	assert_rc(status[2], XRMA_ECANCELED);
+	assert_rc(status[3], XRMA_ECANCELED);
+	if (cancelled == 3) {
+		assert_rc(status[1], XRMA_ECANCELED);
+	} else {
+		assert_rc(status[1], 0);
+		assert_int_equal(fixture_pattern_check(r.remote.addr, 256, 90, 0), FIXTURE_MATCH);
+	}
+	/* Cancelled transfers moved nothing. */
+	assert_int_equal(fixture_check((uint8_t *)r.remote.addr + 256, LEN - 256, CANARY), FIXTURE_MATCH);
+	assert_rc(xrma_dmaq_outstanding(r.q, &out), 0);
+	assert_int_equal(out, 0);
+	rig_close(&r);
+	net_close(&n);
+}
+
+static void test_provider_gate_fence_mark_pending_until_open(void **state)
+{
+	struct rig r;
+	struct net n;
+	uint64_t m = 0;
+
+	(void)state;
+	net_open(&n, 2);
+	rig_open(&n, &r, 8);
+	net_gate(&n, 1, true);
+	assert_rc(post_gated(&n, &r, 0, 512, 1, XRMA_RMA_SUPPRESS), 0);
+	assert_rc(xrma_fence_mark(r.q, &m), 0);
+	assert_count(xrma_fence_test(r.q, m), 0);
+	assert_rc(xrma_fence_wait(r.q, m, FIXTURE_SHORT_MS), XRMA_ETIMEDOUT);
+	net_gate(&n, 1, false);
+	assert_rc(xrma_fence_wait(r.q, m, FIXTURE_TIMEOUT_MS), 0);
+	assert_count(xrma_fence_test(r.q, m), 1);
+	assert_int_equal(fixture_pattern_check(r.remote.addr, 512, 90, 0), FIXTURE_MATCH);
+	rig_close(&r);
+	net_close(&n);
+}
+
+static void test_provider_gate_signal_waits_and_holds_segment(void **state)
+{
+	struct fixture_seg flag;
+	struct rig r;
+	struct net n;
+	uint64_t m = 0;
+
+	(void)state;
+	net_open(&n, 2);
+	rig_open(&n, &r, 8);
+	assert_rc(fixture_seg_make(n.ctx[0], FIXTURE_PAGE, XRMA_ACCESS_ALL, false, 0, &flag), 0);
+	net_gate(&n, 1, true);
+	assert_rc(post_gated(&n, &r, 0, 512, 1, XRMA_RMA_SUPPRESS), 0);
+	assert_rc(xrma_fence_signal(r.q, flag.seg, 8, 0x5151, r.rseg, 1024, 0x6161, 0), 0);
+	assert_rc(xrma_fence_mark(r.q, &m), 0);
+	assert_rc(xrma_fence_wait(r.q, m, FIXTURE_SHORT_MS), XRMA_ETIMEDOUT);
+	/* Not written while the earlier transfer is held, and its segment stays held. */
+	assert_int_equal(__atomic_load_n((uint64_t *)((uint8_t *)flag.addr + 8), __ATOMIC_ACQUIRE), 0);
+	assert_rc(xrma_seg_close(flag.seg), XRMA_EBUSY);
+	net_gate(&n, 1, false);
+	assert_int_equal(fixture_wait_u64((uint8_t *)flag.addr + 8, 0x5151, FIXTURE_TIMEOUT_MS), 0);
+	assert_int_equal(fixture_wait_u64((uint8_t *)r.remote.addr + 1024, 0x6161, FIXTURE_TIMEOUT_MS), 0);
+	assert_rc(xrma_dmaq_drain(r.q, FIXTURE_TIMEOUT_MS), 0);
+	assert_int_equal(fixture_pattern_check(r.remote.addr, 512, 90, 0), FIXTURE_MATCH);
+	/* Written, so released (the core may let go just after the store). */
+	{
+		uint64_t end = fixture_now_ms() + FIXTURE_TIMEOUT_MS;
+		int rc;
+
+		while ((rc = xrma_seg_close(flag.seg)) == -XRMA_EBUSY && fixture_now_ms() < end)
+			;
+		assert_rc(rc, 0);
+	}
+	rig_close(&r);
+	net_close(&n);
+}
+
+/* ------------------------------------------------------------------ the link */
+
+static void test_provider_link_down_up_rseg_events_and_transfers(void **state)
+{
+	struct xrma_event ev;
+	enum xrma_rseg_state st = 0;
+	struct xrma_iov v;
+	struct rig r;
+	struct net n;
+
+	(void)state;
+	net_open(&n, 2);
+	rig_open(&n, &r, 8);
+	assert_rc(xrma_prov_loopback_link(n.fabric, 2, false), 0);
+	memset(&ev, 0, sizeof(ev));
+	assert_rc(xrma_rseg_wait_event(r.rseg, FIXTURE_TIMEOUT_MS, &ev), 0);
+	assert_int_equal(ev.type, XRMA_EVENT_NOT_OPERATIONAL);
+	assert_int_equal(ev.node, 2);
+	assert_rc(xrma_rseg_state(r.rseg, &st), 0);
+	assert_int_equal(st, XRMA_RSEG_NOT_OPERATIONAL);
+	v = (struct xrma_iov){ .seg = r.local.seg, .offset = 0, .len = 256 };
+	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &v, 1, r.rseg, 0, 256, 1, XRMA_RMA_SYNC),
+		  XRMA_ETRANSFER);
+	assert_int_equal(fixture_check(r.remote.addr, LEN, CANARY), FIXTURE_MATCH);
+	assert_rc(xrma_prov_loopback_link(n.fabric, 2, true), 0);
+	memset(&ev, 0, sizeof(ev));
+	assert_rc(xrma_rseg_wait_event(r.rseg, FIXTURE_TIMEOUT_MS, &ev), 0);
+	assert_int_equal(ev.type, XRMA_EVENT_OPERATIONAL);
+	assert_int_equal(ev.node, 2);
+	assert_rc(xrma_rseg_state(r.rseg, &st), 0);
+	assert_int_equal(st, XRMA_RSEG_CONNECTED);
+	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &v, 1, r.rseg, 0, 256, 1, XRMA_RMA_SYNC), 0);
+	assert_int_equal(fixture_pattern_check(r.remote.addr, 256, 90, 0), FIXTURE_MATCH);
+	rig_close(&r);
+	net_close(&n);
+}
+
+static void test_provider_link_down_async_completion_etransfer(void **state)
+{
+	struct xrma_completion c;
+	struct xrma_event ev;
+	struct xrma_iov v;
+	struct rig r;
+	struct net n;
+
+	(void)state;
+	net_open(&n, 2);
+	rig_open(&n, &r, 8);
+	assert_rc(xrma_prov_loopback_link(n.fabric, 2, false), 0);
+	assert_rc(xrma_rseg_wait_event(r.rseg, FIXTURE_TIMEOUT_MS, &ev), 0);
+	v = (struct xrma_iov){ .seg = r.local.seg, .offset = 0, .len = 256 };
+	/* Failures are never suppressed. */
+	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &v, 1, r.rseg, 0, 256, 42, XRMA_RMA_SUPPRESS), 0);
+	memset(&c, 0, sizeof(c));
+	assert_rc(xrma_dmaq_wait(r.q, &c, FIXTURE_TIMEOUT_MS), 0);
+	assert_int_equal(c.cookie, 42);
+	assert_rc(c.status, XRMA_ETRANSFER);
+	assert_int_equal(fixture_check(r.remote.addr, LEN, CANARY), FIXTURE_MATCH);
+	assert_rc(xrma_prov_loopback_link(n.fabric, 2, true), 0);
+	rig_close(&r);
 	net_close(&n);
 }
 
@@ -301,6 +591,14 @@ int main(void)
 		T(test_provider_sever_importer_owner_sees_lost),
 		T(test_provider_sever_node_leaves_list),
 		T(test_provider_sever_conn_peer_drains_then_econnreset),
+		T(test_provider_sever_intr_owner_trigger_elost),
+		T(test_provider_gate_holds_op_queue_busy_until_open),
+		T(test_provider_gate_queue_full_returns_eagain),
+		T(test_provider_gate_abort_cancels_unstarted_ops),
+		T(test_provider_gate_fence_mark_pending_until_open),
+		T(test_provider_gate_signal_waits_and_holds_segment),
+		T(test_provider_link_down_up_rseg_events_and_transfers),
+		T(test_provider_link_down_async_completion_etransfer),
 	};
 
 	return cmocka_run_group_tests_name("provider", tests, provider_group_up, provider_group_down);
