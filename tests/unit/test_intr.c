@@ -347,6 +347,30 @@ static void test_intr_close_connected_trigger_returns_enoent(void **state)
 	line_close(&l);
 }
 
+static void test_intr_owner_ctx_closed_trigger_returns_enoent(void **state)
+{
+	struct xrma_ctx *owner = NULL;
+	struct xrma_intr *intr = NULL;
+	struct xrma_rintr *rintr = NULL;
+	uint64_t number = XRMA_ID_ANY, end;
+	int rc;
+
+	(void)state;
+	/* An orderly close of the owner's context is a removal, not a death. */
+	assert_rc(fixture_ctx_open(fx.fabric, 4, &owner), 0);
+	assert_rc(xrma_intr_open(owner, &number, 0, 0, 0, &intr), 0);
+	assert_rc(xrma_rintr_open(fx.ctx[1], 4, number, FIXTURE_TIMEOUT_MS, &rintr), 0);
+	assert_rc(xrma_intr_close(intr), 0);
+	assert_rc(xrma_ctx_close(owner), 0);
+	end = fixture_now_ms() + FIXTURE_TIMEOUT_MS;
+	do
+		rc = xrma_rintr_trigger(rintr, NULL, 0);
+	while (rc == 0 && fixture_now_ms() < end);
+	assert_rc(rc, XRMA_ENOENT);
+	assert_rc(xrma_rintr_trigger(rintr, NULL, 0), XRMA_ENOENT);
+	assert_rc(xrma_rintr_close(rintr), 0);
+}
+
 struct intr_log {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -531,6 +555,7 @@ int main(void)
 		T(test_intr_trigger_queue_full_returns_eagain),
 		T(test_intr_close_wakes_waiter_with_ecanceled),
 		T(test_intr_close_connected_trigger_returns_enoent),
+		T(test_intr_owner_ctx_closed_trigger_returns_enoent),
 		T(test_intr_callback_receives_data_wait_returns_estate),
 		T(test_intr_calls_bad_handle_return_ehandle),
 		T(test_intr_trigger_concurrent_threads_all_delivered),
