@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tests/helpers/proc.c: the child processes of multi-process tests (proc.h).
+ * Children are exec'd copies of the test program, reached through
+ * /proc/self/exe; the role, the link's descriptor and the argument travel in
+ * argv. Every wait is bounded by poll() on a pidfd or the link.
+ */
+#include "tests/helpers/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <xrma/xrma.h>
+
+#define PROC_CHILD_FLAG "--xrma-test-child"
+
+static int proc_pidfd_open(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+bool proc_child_dispatch(int argc, char **argv, const struct proc_role *roles, int *rc)
+{
+	int sock;
+
+	/* argv: prog --xrma-test-child ROLE FD [ARG] */
+	if (argc < 4 || strcmp(argv[1], PROC_CHILD_FLAG) != 0)
+		return false;
+	sock = atoi(argv[3]);
+	for (const struct proc_role *r = roles; r->name; r++) {
+		if (strcmp(r->name, argv[2]) == 0) {
+			*rc = r->main(sock, argc > 4 ? argv[4] : NULL);
+			close(sock);
+			return true;
+		}
+	}
+	fprintf(stderr, "proc: unknown child role '%s'\n", argv[2]);
+	*rc = 125;
+	return true;
+}
+
+int proc_spawn(struct proc *p, const char *fabric, uint32_t node, const char *role, const char *arg)
+{
+	int sv[2];
+	pid_t pid;
+	char fdbuf[16], nodebuf[16];
+	char exe[4096];
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -1;
+	exe[n] = '\0';
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		int err = errno;
+		close(sv[0]);
+		close(sv[1]);
+		errno = err;
+		return -1;
+	}
+	if (pid == 0) {
+		/* Child: only async-signal-safe work until exec. */
+		char *args[6];
+		int i = 0;
+
+		close(sv[0]);
+		if (fcntl(sv[1], F_SETFD, 0) != 0)
+			_exit(126);
+		snprintf(fdbuf, sizeof(fdbuf), "%d", sv[1]);
+		snprintf(nodebuf, sizeof(nodebuf), "%" PRIu32, node);
+		setenv("XRMA_NODE_ID", nodebuf, 1);
+		if (fabric)
+			setenv("XRMA_FABRIC", fabric, 1);
+		args[i++] = exe;
+		args[i++] = (char *)PROC_CHILD_FLAG;
+		args[i++] = (char *)role;
+		args[i++] = fdbuf;
+		if (arg)
+			args[i++] = (char *)arg;
+		args[i] = NULL;
+		execv(exe, args);
+		_exit(127);
+	}
+	close(sv[1]);
+	p->pid = pid;
+	p->sock = sv[0];
+	p->pidfd = proc_pidfd_open(pid);
+	if (p->pidfd < 0) {
+		int err = errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(sv[0]);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+static int proc_reap(struct proc *p)
+{
+	int status = 0;
+	pid_t r;
+
+	do
+		r = waitpid(p->pid, &status, 0);
+	while (r < 0 && errno == EINTR);
+	close(p->pidfd);
+	close(p->sock);
+	p->pidfd = -1;
+	p->sock = -1;
+	p->pid = -1;
+	if (r < 0)
+		return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return -1;
+}
+
+int proc_join(struct proc *p, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
+	int r;
+
+	do
+		r = poll(&pfd, 1, timeout_ms);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0) {
+		fprintf(stderr, "proc: child %ld did not exit within %d ms; killing it\n",
+			(long)p->pid, timeout_ms);
+		kill(p->pid, SIGKILL);
+		proc_reap(p);
+		return -1;
+	}
+	return proc_reap(p);
+}
+
+int proc_kill(struct proc *p)
+{
+	kill(p->pid, SIGKILL);
+	return proc_reap(p);
+}
+
+int proc_send(int sock, uint64_t value)
+{
+	const uint8_t *b = (const uint8_t *)&value;
+	size_t done = 0;
+
+	while (done < sizeof(value)) {
+		ssize_t n = send(sock, b + done, sizeof(value) - done, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == ECONNRESET ? EPIPE : errno;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int proc_recv(int sock, uint64_t *value, int timeout_ms)
+{
+	uint8_t *b = (uint8_t *)value;
+	size_t done = 0;
+
+	while (done < sizeof(*value)) {
+		struct pollfd pfd = { .fd = sock, .events = POLLIN };
+		int r = poll(&pfd, 1, timeout_ms);
+		ssize_t n;
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (r == 0)
+			return ETIMEDOUT;
+		n = recv(sock, b + done, sizeof(*value) - done, 0);
+		if (n == 0)
+			return EPIPE;
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return errno == ECONNRESET ? EPIPE : errno;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int proc_expect(int sock, uint64_t want, int timeout_ms)
+{
+	uint64_t got;
+	int rc = proc_recv(sock, &got, timeout_ms);
+
+	if (rc)
+		return rc;
+	if (got != want) {
+		fprintf(stderr, "proc: expected %" PRIu64 ", received %" PRIu64 "\n", want, got);
+		return EPROTO;
+	}
+	return 0;
+}
+
+bool proc_provider_multiproc(void)
+{
+	const char *want = xrma_provider_default();
+	struct xrma_config_entry entry;
+	struct xrma_provider_info info;
+
+	/* The config's "provider" entry already resolves XRMA_PROVIDER, files and the default. */
+	for (int i = 0; xrma_config_get(i, &entry) == 0; i++)
+		if (strcmp(entry.key, "provider") == 0 && entry.value[0])
+			want = entry.value;
+	for (int i = 0; xrma_provider_get(i, &info) == 0; i++)
+		if (strcmp(info.name, want) == 0)
+			return (info.caps.flags & XRMA_CAP_MULTIPROC) != 0;
+	return false;
+}
