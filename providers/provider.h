@@ -54,7 +54,7 @@ struct xrma_prov_rmem;   /* provider's imported memory handle */
 struct xrma_prov_upcalls {
 	/* A control message from src, delivered once, in order per source. */
 	void (*ctrl_recv)(void *core, const struct xrma_prov_addr *src, const void *msg, size_t len);
-	/* Endpoint peer is gone (closed or died); status XRMA_ECONNRESET or XRMA_ELOST. */
+	/* Endpoint peer is gone (closed or died); status -XRMA_ECONNRESET or -XRMA_ELOST. */
 	void (*peer_down)(void *core, const struct xrma_prov_addr *peer, int status);
 	/* The link to node went down (up == false) or came back. */
 	void (*link_event)(void *core, uint32_t node, bool up);

@@ -541,7 +541,7 @@ static void peer_gone(struct hostfab_ep *ep, const struct xrma_prov_addr *peer, 
 		conn_free(ep, c);
 	}
 	if (!told && ep->upcalls.peer_down)
-		ep->upcalls.peer_down(ep->core, peer, bye ? XRMA_ECONNRESET : status);
+		ep->upcalls.peer_down(ep->core, peer, bye ? -XRMA_ECONNRESET : status);
 }
 
 static void accept_all(struct hostfab_ep *ep)
@@ -623,14 +623,14 @@ int hostfab_progress(void *state)
 		if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
 			hup = rx_drain(ep, c, rx, 64, &bye_from, &bye) != 0;
 		if (bye) {
-			peer_gone(ep, &bye_from, XRMA_ECONNRESET, rx);
+			peer_gone(ep, &bye_from, -XRMA_ECONNRESET, rx);
 			continue;
 		}
 		if (!hup && !(evs[i].events & (EPOLLHUP | EPOLLERR)))
 			continue;
 		if (c->peer_known && c->kind != HOSTFAB_CONN_STAGE) {
 			peer = c->peer;
-			peer_gone(ep, &peer, XRMA_ELOST, rx);
+			peer_gone(ep, &peer, -XRMA_ELOST, rx);
 		} else {
 			conn_drop(ep, c);
 		}

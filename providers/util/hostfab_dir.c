@@ -408,6 +408,20 @@ void hostfab_dir_leave(struct hostfab_ep *ep)
 	ep->own = NULL;
 }
 
+void hostfab_dir_remove_if_dead(struct hostfab_ep *ep, struct hostfab_dirmap *map)
+{
+	char path[PATH_MAX];
+
+	if (!map->writable || map == ep->own || hostfab_dir_lock(ep, map->dir))
+		return;
+	hostfab_dir_reclaim_locked(ep, map);
+	if (dir_empty_locked(map->dir) && !dir_unlinked(map)) {
+		dir_path(ep, map->node, path, sizeof(path));
+		unlink(path);
+	}
+	hostfab_dir_unlock(map->dir);
+}
+
 bool hostfab_dir_node_live(struct hostfab_ep *ep, struct hostfab_dirmap *map)
 {
 	(void)ep;

@@ -231,8 +231,13 @@ int hostfab_node_list(void *state, uint32_t *ids, size_t max, size_t *count)
 		node = strtoul(de->d_name + plen, &end, 10);
 		if (errno || *end || node > UINT32_MAX)
 			continue;   /* a temporary file, or not ours */
-		if (hostfab_dir_peer(ep, (uint32_t)node, &map) || !hostfab_dir_node_live(ep, map))
+		if (hostfab_dir_peer(ep, (uint32_t)node, &map))
 			continue;
+		if (!hostfab_dir_node_live(ep, map)) {
+			/* Every process of that node died: clear its file away. */
+			hostfab_dir_remove_if_dead(ep, map);
+			continue;
+		}
 		if (n == cap) {
 			uint32_t *more = realloc(found, 2 * cap * sizeof(*found));
 
