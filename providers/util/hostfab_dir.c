@@ -14,6 +14,7 @@
  * to a dead endpoint and is reclaimed with its names and exports.
  */
 #include "providers/util/hostfab.h"
+#include "providers/prov_atomic.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -233,7 +234,7 @@ void hostfab_dir_unlock(struct hostfab_dir *dir)
 void hostfab_dir_write_begin(struct hostfab_dir *dir)
 {
 	atomic_fetch_add_explicit(&dir->seq, 1, memory_order_acq_rel);
-	atomic_thread_fence(memory_order_release);
+	xrma_prov_release_fence();   /* entry stores stay after the odd count */
 }
 
 void hostfab_dir_write_end(struct hostfab_dir *dir)
@@ -620,7 +621,7 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 			if (slot < HOSTFAB_EP_MAX)
 				epno = __atomic_load_n(&dir->slots[slot].ep, __ATOMIC_RELAXED);
 		}
-		atomic_thread_fence(memory_order_acquire);
+		xrma_prov_full_fence();   /* entry loads stay before the second count */
 		if (atomic_load_explicit(&dir->seq, memory_order_relaxed) != seq)
 			continue;
 		if (i < 0 || slot >= HOSTFAB_EP_MAX) {

@@ -91,9 +91,9 @@ static int rma_mapped(enum xrma_rma_op op, struct hostfab_rmem *r, size_t offset
 	size_t tail = total < 8 ? total : 8;
 
 	vec_copy(op, remote, 0, iov, count, 0, total - tail);
-	atomic_thread_fence(memory_order_release);
+	xrma_prov_release_fence();
 	vec_copy(op, remote, 0, iov, count, total - tail, total);
-	atomic_thread_fence(memory_order_seq_cst);
+	xrma_prov_full_fence();
 	return 0;
 }
 
