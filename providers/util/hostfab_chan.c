@@ -540,6 +540,9 @@ static void peer_gone(struct hostfab_ep *ep, const struct xrma_prov_addr *peer, 
 		doomed = c->next;
 		conn_free(ep, c);
 	}
+	/* A death leaves its entries in its node's directory: clear them now. */
+	if (!told && !bye && status == -XRMA_ELOST)
+		hostfab_dir_sweep(ep, peer->node);
 	if (!told && ep->upcalls.peer_down)
 		ep->upcalls.peer_down(ep->core, peer, bye ? -XRMA_ECONNRESET : status);
 }

@@ -409,14 +409,22 @@ void hostfab_dir_leave(struct hostfab_ep *ep)
 	ep->own = NULL;
 }
 
+void hostfab_dir_sweep(struct hostfab_ep *ep, uint32_t node)
+{
+	struct hostfab_dirmap *map;
+
+	if (hostfab_dir_peer(ep, node, &map) == 0)
+		hostfab_dir_remove_if_dead(ep, map);
+}
+
 void hostfab_dir_remove_if_dead(struct hostfab_ep *ep, struct hostfab_dirmap *map)
 {
 	char path[PATH_MAX];
 
-	if (!map->writable || map == ep->own || hostfab_dir_lock(ep, map->dir))
+	if (!map->writable || hostfab_dir_lock(ep, map->dir))
 		return;
 	hostfab_dir_reclaim_locked(ep, map);
-	if (dir_empty_locked(map->dir) && !dir_unlinked(map)) {
+	if (map != ep->own && dir_empty_locked(map->dir) && !dir_unlinked(map)) {
 		dir_path(ep, map->node, path, sizeof(path));
 		unlink(path);
 	}
@@ -628,8 +636,9 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 			ret = hostfab_dir_node_live(ep, map) ? -XRMA_ENOENT : -XRMA_ENODEV;
 			break;
 		}
-		/* An entry left by a dead endpoint that nobody has reclaimed yet. */
+		/* An entry left by a dead endpoint that nobody has reclaimed yet: clear it. */
 		if (!slot_alive(map, slot)) {
+			hostfab_dir_remove_if_dead(ep, map);
 			ret = hostfab_dir_node_live(ep, map) ? -XRMA_ENOENT : -XRMA_ENODEV;
 			break;
 		}

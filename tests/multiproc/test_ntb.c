@@ -543,6 +543,54 @@ static void test_two_fabrics_side_by_side(void **state)
 	assert_rc(xrma_ctx_close(cb), 0);
 }
 
+static int rseg_event(struct xrma_rseg *r, enum xrma_event_type want)
+{
+	struct xrma_event ev;
+	int ret = xrma_rseg_wait_event(r, MP_TIMEOUT_MS, &ev);
+
+	if (ret)
+		return ret;
+	return ev.type == want ? 0 : -XRMA_EPROTO;
+}
+
+static void test_link_down_and_up(void **state)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_seg *local;
+	struct xrma_rseg *r;
+	struct proc child;
+	enum xrma_rseg_state st;
+	struct xrma_seg_attr la = { .len = 4096, .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL,
+				    .flags = XRMA_SEG_PRIVATE };
+
+	(void)state;
+	assert_int_equal(proc_spawn(&child, fabric, 2, "exporter", "50"), 0);
+	assert_int_equal(proc_expect(child.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	assert_rc(ctx_open_node(fabric, 1, &ctx), 0);
+	assert_rc(xrma_seg_open(ctx, &la, &local), 0);
+	assert_rc(xrma_rseg_open(ctx, 2, 50, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0,
+				 MP_TIMEOUT_MS, &r), 0);
+	assert_rc(xrma_rseg_wait_event(r, 0, &(struct xrma_event){ 0 }), XRMA_ETIMEDOUT);
+	assert_rc(xrma_node_set_link(ctx, 2, false), 0);
+	assert_rc(rseg_event(r, XRMA_EVENT_NOT_OPERATIONAL), 0);
+	assert_rc(xrma_rseg_state(r, &st), 0);
+	assert_int_equal(st, XRMA_RSEG_NOT_OPERATIONAL);
+	/* While the link is down, transfers and registers fail, and probes find nobody. */
+	assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, 64), XRMA_ETRANSFER);
+	assert_rc(xrma_doorbell_ring(ctx, 2, 1), XRMA_ENETDOWN);
+	assert_non_null(strstr(xrma_error_detail(), "link"));
+	assert_rc(xrma_node_probe(ctx, 2, 100), XRMA_ENODEV);
+	assert_rc(xrma_node_set_link(ctx, 2, true), 0);
+	assert_rc(rseg_event(r, XRMA_EVENT_OPERATIONAL), 0);
+	assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, 64), 0);
+	assert_rc(xrma_node_probe(ctx, 2, 100), 0);
+	assert_rc(xrma_rseg_close(r), 0);
+	assert_rc(xrma_seg_close(local), 0);
+	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
 static void test_three_importers(void **state)
 {
 	struct xrma_ctx *ctx;
@@ -616,6 +664,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_max_peers),
 		cmocka_unit_test(test_peer_killed_mid_transfer),
 		cmocka_unit_test(test_two_fabrics_side_by_side),
+		cmocka_unit_test(test_link_down_and_up),
 		cmocka_unit_test(test_three_importers),
 		cmocka_unit_test(test_other_user_cannot_import),
 	};
