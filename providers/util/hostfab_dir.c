@@ -71,7 +71,12 @@ static int dir_create(struct hostfab_ep *ep, uint32_t node, const char *path)
 	int fd, ret;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%lx", path, (long)getpid(), (unsigned long)pthread_self());
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	/* Private to the user, unless other users are let in: then they may read it
+	 * (look names up); writing stays the owner's. */
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+		  ep->allow_any || ep->allow_count ? 0644 : 0600);
+	if (fd >= 0 && (ep->allow_any || ep->allow_count))
+		fchmod(fd, 0644);   /* past the umask */
 	if (fd < 0) {
 		hostfab_detail("%s: cannot create %s: %s", ep->model->name, tmp, strerror(errno));
 		return errno == EACCES ? -XRMA_EACCES : -XRMA_EIO;

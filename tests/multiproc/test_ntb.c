@@ -215,17 +215,34 @@ static int child_exporter(int sock, const char *arg)
 	return 0;
 }
 
-/* Become another user, then try to import node 1's segment: refused. */
+/*
+ * Become another user, then import node 1's segment: refused, or, with arg
+ * "allowed" (node 1 lets us in), read it through the owner's copy path.
+ */
 static int child_other_user(int sock, const char *arg)
 {
 	struct xrma_ctx *ctx;
 	struct xrma_rseg *r = NULL;
 	int ret;
 
-	(void)arg;
 	PROC_CHECK(setgid(65534) == 0 && setuid(65534) == 0);
 	/* Join the fabric of user 0 (by name) but as nobody. */
 	setenv("XRMA_HOST_FABRIC_UID", "0", 1);
+	if (arg && !strcmp(arg, "allowed")) {
+		unsigned char *p;
+
+		setenv("XRMA_HOST_ALLOW_UIDS", "0", 1);
+		PROC_CHECK_RC(child_ctx(&ctx), 0);
+		PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+		PROC_CHECK_RC(xrma_rseg_open(ctx, 1, SEG_ID, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
+		/* A read-only import maps read-only: the descriptor we got allows no more. */
+		PROC_CHECK_RC(xrma_rseg_map(r, 0, 4096, XRMA_MAP_READ, (void **)&p), 0);
+		PROC_CHECK(fixture_pattern_check(p, 4096, 3, 0) == FIXTURE_MATCH);
+		PROC_CHECK_RC(xrma_rseg_unmap(r, p), 0);
+		PROC_CHECK_RC(xrma_rseg_close(r), 0);
+		PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+		return 0;
+	}
 	ret = child_ctx(&ctx);
 	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
 	if (ret == 0) {
@@ -653,6 +670,32 @@ static void test_other_user_cannot_import(void **state)
 	assert_rc(xrma_ctx_close(ctx), 0);
 }
 
+static void test_other_user_allowed_by_configuration(void **state)
+{
+	char fab[XRMA_NAME_MAX];
+	struct xrma_ctx *ctx;
+	struct xrma_seg *seg;
+	struct proc child;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("not root: cannot start a process of another user\n");
+		skip();
+	}
+	/* A fabric of its own: its directory files are made readable for the guest. */
+	fixture_fabric_name(fab, sizeof(fab), "ntb-guest");
+	setenv("XRMA_HOST_ALLOW_UIDS", "65534", 1);
+	assert_rc(ctx_open_node(fab, 1, &ctx), 0);
+	unsetenv("XRMA_HOST_ALLOW_UIDS");
+	assert_rc(seg_make(ctx, SEG_ID, 4096, NULL, 3, &seg), 0);
+	assert_int_equal(proc_spawn(&child, fab, 2, "other_user", "allowed"), 0);
+	assert_int_equal(proc_expect(child.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_seg_close(seg), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -667,6 +710,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_link_down_and_up),
 		cmocka_unit_test(test_three_importers),
 		cmocka_unit_test(test_other_user_cannot_import),
+		cmocka_unit_test(test_other_user_allowed_by_configuration),
 	};
 	int rc;
 
