@@ -435,6 +435,24 @@ static void test_window_limits(void **state)
 	assert_rc(xrma_seg_export(c, 0), 0);
 	assert_rc(xrma_doorbell_ring(ctx, 1, 1u << 4), XRMA_EINVAL);
 	assert_rc(xrma_scratchpad_write(ctx, 1, 2, 0), XRMA_ERANGE);
+	/* Registered memory must sit on a translation boundary (64 KiB here). */
+	{
+		size_t span = 256u << 10;
+		unsigned char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+					  -1, 0);
+		unsigned char *aligned = raw + ((64u << 10) - (uintptr_t)raw % (64u << 10)) % (64u << 10);
+		struct xrma_seg_attr reg = { .len = 4096, .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL };
+		struct xrma_seg *d;
+
+		assert_true(raw != MAP_FAILED);
+		reg.addr = aligned + 4096;
+		assert_rc(xrma_seg_open(ctx, &reg, &d), XRMA_EALIGN_OFFSET);
+		assert_non_null(strstr(xrma_error_detail(), "xlat_align=65536"));
+		reg.addr = aligned;
+		assert_rc(xrma_seg_open(ctx, &reg, &d), 0);
+		assert_rc(xrma_seg_close(d), 0);
+		munmap(raw, span);
+	}
 	assert_rc(xrma_seg_close(a), 0);
 	assert_rc(xrma_seg_close(c), 0);
 	assert_rc(xrma_ctx_close(ctx), 0);
