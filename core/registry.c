@@ -46,6 +46,8 @@ bool xrma_provider_ops_valid(const struct xrma_provider *prov)
 		return false;
 	if (!!o->map != !!(caps & XRMA_CAP_MAP) || !!o->unmap != !!(caps & XRMA_CAP_MAP))
 		return false;
+	if (!!o->bus_addr != !!(caps & XRMA_CAP_BUS_ADDR))
+		return false;
 	if (!!o->atomic != !!(caps & XRMA_CAP_ATOMIC))
 		return false;
 	if (!prov->caps->page_size || (prov->caps->page_size & (prov->caps->page_size - 1)) ||

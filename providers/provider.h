@@ -120,6 +120,9 @@ struct xrma_provider_ops {
 	/* XRMA_CAP_ATOMIC: offset is 8-byte aligned and in range. */
 	int (*atomic)(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,
 		      uint64_t operand, uint64_t compare, uint64_t *old);
+	/* XRMA_CAP_BUS_ADDR: the bus address at which this node reaches the whole of rmem
+	 * as one contiguous range (-XRMA_ENOTSUP if it is not contiguous). */
+	int (*bus_addr)(void *state, struct xrma_prov_rmem *rmem, uint64_t *addr);
 };
 
 struct xrma_provider {
