@@ -176,31 +176,36 @@ static void xrma_pximc_accept_all(struct xrma_pximc *px)
 		xrma_pximc_serve(px, conn);
 }
 
-/* Send the queued notices (outside the lock: each is a short control round trip). */
-static void xrma_pximc_send_notices(struct xrma_pximc *px)
+/*
+ * The notice thread sends queued window notices. It is not the service thread: a connect
+ * completes only when the other side's service thread accepts, so two service threads
+ * telling each other would wait on each other.
+ */
+static void *xrma_pximc_notice_main(void *arg)
 {
-	for (;;) {
-		uint32_t node, bits;
-		struct xrma_conn *conn;
-		int ret;
+	struct xrma_pximc *px = arg;
 
-		pthread_mutex_lock(&px->lock);
-		if (!px->notice_count || px->stopping) {
-			pthread_mutex_unlock(&px->lock);
-			return;
-		}
-		px->notice_count--;
-		node = px->notices[px->notice_count].node;
-		bits = px->notices[px->notice_count].bits;
-		pthread_mutex_unlock(&px->lock);
-		ret = xrma_conn_open(px->ctx, 0, &conn);
-		if (ret)
+	pthread_mutex_lock(&px->lock);
+	while (!px->stopping) {
+		struct xrma_pximc_notice notice;
+		struct xrma_conn *conn;
+
+		if (!px->notice_count) {
+			pthread_cond_wait(&px->cond, &px->lock);
 			continue;
-		if (!xrma_conn_connect(conn, node, XRMA_PXIMC_PORT, XRMA_PXIMC_CALL_MS))
-			(void)xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_NOTICE, bits, NULL, 0,
-						  XRMA_PXIMC_CALL_MS);
-		xrma_conn_close(conn);
+		}
+		notice = px->notices[--px->notice_count];
+		pthread_mutex_unlock(&px->lock);
+		if (!xrma_conn_open(px->ctx, 0, &conn)) {
+			if (!xrma_conn_connect(conn, notice.node, XRMA_PXIMC_PORT, XRMA_PXIMC_CALL_MS))
+				(void)xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_NOTICE, notice.bits,
+							  NULL, 0, XRMA_PXIMC_CALL_MS);
+			xrma_conn_close(conn);
+		}
+		pthread_mutex_lock(&px->lock);
 	}
+	pthread_mutex_unlock(&px->lock);
+	return NULL;
 }
 
 static void *xrma_pximc_service_main(void *arg)
@@ -242,7 +247,6 @@ static void *xrma_pximc_service_main(void *arg)
 				pthread_mutex_unlock(&px->lock);
 			}
 		}
-		xrma_pximc_send_notices(px);
 	}
 }
 
@@ -313,6 +317,14 @@ XRMA_PXIMC_EXPORT int xrma_pximc_open(const struct xrma_ctx_attr *attr, struct x
 	pthread_condattr_destroy(&cattr);
 	if (pthread_create(&px->service, NULL, xrma_pximc_service_main, px))
 		goto err_sync;
+	if (pthread_create(&px->notifier, NULL, xrma_pximc_notice_main, px)) {
+		pthread_mutex_lock(&px->lock);
+		px->stopping = true;
+		pthread_mutex_unlock(&px->lock);
+		xrma_pximc_kick(px);
+		pthread_join(px->service, NULL);
+		goto err_sync;
+	}
 	*out = px;
 	return 0;
 err_sync:
@@ -337,9 +349,11 @@ static void xrma_pximc_shutdown(struct xrma_pximc *px)
 	pthread_mutex_lock(&px->lock);
 	xrma_pximc_cleanup_sessions(px);
 	px->stopping = true;
+	pthread_cond_broadcast(&px->cond);
 	pthread_mutex_unlock(&px->lock);
 	xrma_pximc_kick(px);
 	pthread_join(px->service, NULL);
+	pthread_join(px->notifier, NULL);
 }
 
 XRMA_PXIMC_EXPORT int xrma_pximc_close(struct xrma_pximc *px)

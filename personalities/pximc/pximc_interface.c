@@ -81,7 +81,7 @@ void xrma_pximc_notice_windows(struct xrma_pximc *px, uint32_t node)
 	px->notices[px->notice_count++] = (struct xrma_pximc_notice){
 		node, PXIMC_EVENT_WINDOW_STATE_CHANGE
 	};
-	xrma_pximc_kick(px);
+	pthread_cond_broadcast(&px->cond);
 }
 
 tPXIMC_Status xrma_pximc_find_interfaces(struct xrma_pximc *px, uint32_t max, uint32_t *ids,

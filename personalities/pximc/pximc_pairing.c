@@ -6,6 +6,7 @@
  * node to pair is CLAIMING and answers BUSY; docs/pximc.md shows why the lower node id retries
  * and the higher one gives up, so crossing peers always pair exactly once.
  */
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include "personalities/pximc/pximc_vendor.h"

@@ -4,6 +4,7 @@
  * their sequence rules, and the requester's half of pairing: ask the remote owner, then make
  * and announce our own window. Owner-side pairing is in pximc_pairing.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "personalities/pximc/pximc_vendor.h"

@@ -80,6 +80,7 @@ struct xrma_pximc {
 	pthread_cond_t cond;     /* CLOCK_MONOTONIC; broadcast on any session or latch change */
 	struct xrma_conn *listener;
 	pthread_t service;
+	pthread_t notifier;       /* sends window notices (pximc_instance.c) */
 	int epfd;                /* listener, links, wake */
 	int wake_fd;             /* eventfd: stop, notices to send, zombies */
 	bool stopping;
