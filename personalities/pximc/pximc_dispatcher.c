@@ -393,13 +393,41 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_findInterfaces(uint32_t maxNum
 }
 
 /* Interface calls: route or INVALID_INTERFACE, then pass through untouched. */
-#define XRMA_PXIMC_BY_INTERFACE(id, call)                               	do {                                                            		struct xrma_pximc_vendor_fns fn;                        		uint32_t vid;                                           		if (!xrma_pximc_route_interface((id), &fn, &vid))       			return PXIMC_INVALID_INTERFACE;                 		return call;                                            	} while (0)
+#define XRMA_PXIMC_BY_INTERFACE(id, call)                         \
+	do {                                                      \
+		struct xrma_pximc_vendor_fns fn;                  \
+		uint32_t vid;                                     \
+		if (!xrma_pximc_route_interface((id), &fn, &vid)) \
+			return PXIMC_INVALID_INTERFACE;           \
+		return call;                                      \
+	} while (0)
 
 /* Session calls: route or INVALID_SESSION (no refresh for sessions, 4.3.4-R1). */
-#define XRMA_PXIMC_BY_SESSION(number, call)                             	do {                                                            		struct xrma_pximc_vendor_fns fn;                        		uint32_t vnum;                                          		if (!xrma_pximc_route_session((number), &fn, &vnum))    			return PXIMC_INVALID_SESSION;                   		return call;                                            	} while (0)
+#define XRMA_PXIMC_BY_SESSION(number, call)                          \
+	do {                                                         \
+		struct xrma_pximc_vendor_fns fn;                     \
+		uint32_t vnum;                                       \
+		if (!xrma_pximc_route_session((number), &fn, &vnum)) \
+			return PXIMC_INVALID_SESSION;                \
+		return call;                                         \
+	} while (0)
 
-/* Window requests: route, call with a vendor session number, then number it ourselves. */
-#define XRMA_PXIMC_REQUEST(id, session, call)                                             	do {                                                                              		struct xrma_pximc_vendor_fns fn;                                          		uint32_t vid, vnum = 0;                                                   		if (!xrma_pximc_route_interface((id), &fn, &vid))                         			return PXIMC_INVALID_INTERFACE;                                   		if (!(session))                                                           			return call;                                                      		return xrma_pximc_session_new(call, (id), vnum, (session));               	} while (0)
+/*
+ * Window requests: route, call with a vendor session number, then number it ourselves.
+ * The call runs first: it writes vnum.
+ */
+#define XRMA_PXIMC_REQUEST(id, session, call)                                        \
+	do {                                                                         \
+		struct xrma_pximc_vendor_fns fn;                                     \
+		tPXIMC_Status status_;                                               \
+		uint32_t vid, vnum = 0;                                              \
+		if (!xrma_pximc_route_interface((id), &fn, &vid))                    \
+			return PXIMC_INVALID_INTERFACE;                              \
+		status_ = call;                                                      \
+		if (!(session))                                                      \
+			return status_;                                              \
+		return xrma_pximc_session_new(status_, (id), vnum, (session));       \
+	} while (0)
 
 XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_queryInterfaceInformation(
 	uint32_t interfaceID, uint32_t attributeID, uint32_t maxSizeOfAttributeValue,
