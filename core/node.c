@@ -37,6 +37,22 @@ int xrma_node_list(struct xrma_ctx *handle, uint32_t *ids, size_t max, size_t *c
 	return ret;
 }
 
+int xrma_node_set_link(struct xrma_ctx *handle, uint32_t node_id, bool up)
+{
+	struct xrma_core_ctx *ctx;
+	int ret;
+
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	if (node_id > ctx->caps.max_node_id)
+		ret = -XRMA_EINVAL;
+	else
+		ret = XRMA_PROV_CALL(ctx, link_set, node_id, up);
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
 int xrma_node_probe(struct xrma_ctx *handle, uint32_t node_id, int timeout_ms)
 {
 	struct xrma_core_ctx *ctx;

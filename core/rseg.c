@@ -369,26 +369,6 @@ int xrma_rseg_atomic(struct xrma_rseg *handle, size_t offset, enum xrma_atomic_o
 	return ret;
 }
 
-int xrma_rseg_bus_addr(struct xrma_rseg *handle, uint64_t *addr)
-{
-	struct xrma_core_rseg *rseg;
-	int ret;
-
-	if (!addr)
-		return -XRMA_EINVAL;
-	ret = xrma_core_rseg_acquire(handle, &rseg);
-	if (ret)
-		return ret;
-	if (!(rseg->ctx->caps.flags & XRMA_CAP_BUS_ADDR))
-		ret = -XRMA_ENOTSUP;
-	else
-		ret = xrma_core_rseg_usable(rseg);
-	if (!ret)
-		ret = XRMA_PROV_CALL(rseg->ctx, bus_addr, rseg->prmem, addr);
-	xrma_handle_put(&rseg->obj);
-	return ret;
-}
-
 int xrma_rseg_set_callback(struct xrma_rseg *handle, xrma_event_cb cb, void *arg)
 {
 	struct xrma_core_rseg *rseg;

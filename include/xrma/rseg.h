@@ -73,13 +73,6 @@ enum xrma_atomic_op {
 XRMA_API int xrma_rseg_atomic(struct xrma_rseg *rseg, size_t offset, enum xrma_atomic_op op,
 			      uint64_t operand, uint64_t compare, uint64_t *old);
 
-/*
- * The bus address at which this node reaches the whole imported segment, as one
- * contiguous range (what a device would be programmed with). XRMA_ENOTSUP without
- * XRMA_CAP_BUS_ADDR or when the provider cannot give one range; XRMA_ELOST.
- */
-XRMA_API int xrma_rseg_bus_addr(struct xrma_rseg *rseg, uint64_t *addr);
-
 XRMA_API int xrma_rseg_set_callback(struct xrma_rseg *rseg, xrma_event_cb cb, void *arg);
 XRMA_API int xrma_rseg_wait_event(struct xrma_rseg *rseg, int timeout_ms, struct xrma_event *event);
 

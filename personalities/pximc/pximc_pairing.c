@@ -51,6 +51,15 @@ static bool xrma_pximc_types_pair(uint32_t requester, uint32_t owner)
 	       (requester == PXIMC_CONNECTION_PEER && owner == PXIMC_CONNECTION_PEER);
 }
 
+uint64_t xrma_pximc_window_bus(struct xrma_seg *seg)
+{
+	uint64_t bus = UINT64_MAX;
+
+	if (!seg || xrma_seg_bus_addr(seg, &bus))
+		return UINT64_MAX;
+	return bus;
+}
+
 /* Allocate and export a window of len bytes (none for 0). */
 static int xrma_pximc_window_alloc(struct xrma_pximc *px, uint64_t len, struct xrma_seg **seg,
 				   void **addr, uint64_t *id)
@@ -116,6 +125,7 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 		reply.uid = chosen->uid;
 		reply.owner_local = local;
 		reply.owner_remote = remote;
+		reply.owner_bus = xrma_pximc_window_bus(chosen->local_seg);
 		result = XRMA_PXIMC_PAIR_OK;
 	}
 	/* The reply goes out under the lock so that no link input can precede it. */
@@ -142,8 +152,9 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 
 /* The owner maps the requester's window once it knows its id. Under lock. */
 static void xrma_pximc_import_partner(struct xrma_pximc *px, struct xrma_pximc_session *s,
-				      uint64_t id)
+				      const struct xrma_pximc_segid *partner)
 {
+	uint64_t id = partner->seg_id;
 	int ret = 0;
 
 	if (s->state != XRMA_PXIMC_PAIRING)
@@ -162,6 +173,7 @@ static void xrma_pximc_import_partner(struct xrma_pximc *px, struct xrma_pximc_s
 		atomic_store(&s->event, PXIMC_EVENT_CONNECTION_CLOSED);
 		s->state = XRMA_PXIMC_REMOTE_CLOSED;
 	} else {
+		s->remote_bus = partner->bus;
 		s->state = XRMA_PXIMC_PAIRED;
 	}
 }
@@ -192,7 +204,7 @@ void xrma_pximc_link_input(struct xrma_pximc *px, struct xrma_pximc_session *s)
 		}
 		s->rx_len += (size_t)got;
 		while (s->rx_len >= sizeof(hdr)) {
-			uint64_t id = UINT64_MAX;
+			struct xrma_pximc_segid partner;
 			size_t need;
 
 			memcpy(&hdr, s->rx, sizeof(hdr));
@@ -204,9 +216,9 @@ void xrma_pximc_link_input(struct xrma_pximc *px, struct xrma_pximc_session *s)
 			}
 			if (s->rx_len < need)
 				break;
-			if (hdr.type == XRMA_PXIMC_MSG_SEGID && hdr.len == sizeof(id)) {
-				memcpy(&id, s->rx + sizeof(hdr), sizeof(id));
-				xrma_pximc_import_partner(px, s, id);
+			if (hdr.type == XRMA_PXIMC_MSG_SEGID && hdr.len == sizeof(partner)) {
+				memcpy(&partner, s->rx + sizeof(hdr), sizeof(partner));
+				xrma_pximc_import_partner(px, s, &partner);
 			} else if (hdr.type == XRMA_PXIMC_MSG_ASSERT) {
 				unsigned expected = 0;
 

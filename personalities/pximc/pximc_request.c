@@ -48,7 +48,7 @@ static int xrma_pximc_complete(struct xrma_pximc *px, struct xrma_pximc_session 
 			       struct xrma_pximc_claim *claim)
 {
 	struct xrma_seg_attr attr = { .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL };
-	uint64_t id = UINT64_MAX;
+	struct xrma_pximc_segid ours = { UINT64_MAX, UINT64_MAX };
 	int ret = 0;
 
 	s->local_size = claim->reply.owner_remote;
@@ -61,8 +61,10 @@ static int xrma_pximc_complete(struct xrma_pximc *px, struct xrma_pximc_session 
 		if (!ret)
 			ret = xrma_seg_addr(s->local_seg, &s->local_addr);
 		if (!ret)
-			ret = xrma_seg_id(s->local_seg, &id);
+			ret = xrma_seg_id(s->local_seg, &ours.seg_id);
+		ours.bus = xrma_pximc_window_bus(s->local_seg);
 	}
+	s->remote_bus = claim->reply.owner_bus;
 	if (!ret && s->remote_size) {
 		ret = xrma_rseg_open(px->ctx, s->node, claim->reply.owner_seg_id,
 				     XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0,
@@ -72,7 +74,7 @@ static int xrma_pximc_complete(struct xrma_pximc *px, struct xrma_pximc_session 
 					    XRMA_MAP_READ | XRMA_MAP_WRITE, &s->remote_addr);
 	}
 	if (!ret)
-		ret = xrma_pximc_send_msg(claim->link, XRMA_PXIMC_MSG_SEGID, 0, &id, sizeof(id),
+		ret = xrma_pximc_send_msg(claim->link, XRMA_PXIMC_MSG_SEGID, 0, &ours, sizeof(ours),
 					  XRMA_PXIMC_CALL_MS);
 	s->link = claim->link;
 	pthread_mutex_lock(&px->lock);

@@ -234,9 +234,11 @@ tPXIMC_Status xrma_pximc_physical_address(struct xrma_pximc *px, uint32_t number
 		status = PXIMC_INVALID_ARGUMENT;
 	else
 		status = xrma_pximc_check_physical(px, s);
+	/* A window the provider gave no single bus range has no physical address (3.3.3.1-R1). */
+	if (!status && s->remote_bus == UINT64_MAX)
+		status = PXIMC_PHY_RESOURCE_NOT_AVAILABLE;
 	if (!status)
-		status = xrma_pximc_status(xrma_rseg_bus_addr(s->remote_rseg, address),
-					   PXIMC_PHY_RESOURCE_NOT_AVAILABLE);
+		*address = s->remote_bus;
 	pthread_mutex_unlock(&px->lock);
 	return status;
 }

@@ -56,6 +56,7 @@ struct xrma_pximc_session {
 	void *local_addr;
 	struct xrma_rseg *remote_rseg;
 	void *remote_addr;
+	uint64_t remote_bus;     /* bus address of the partner's window, or UINT64_MAX */
 	struct xrma_conn *link;  /* the session's control stream to its partner */
 	uint8_t rx[32];          /* partial link message */
 	size_t rx_len;
@@ -170,7 +171,17 @@ struct xrma_pximc_pair_reply {
 	uint32_t uid, pad;
 	uint64_t owner_local, owner_remote;
 	uint64_t owner_seg_id;
+	uint64_t owner_bus;      /* UINT64_MAX: no modelled bus address */
 };
+
+/* The link's first message, from the requester: its window and that window's bus address. */
+struct xrma_pximc_segid {
+	uint64_t seg_id;
+	uint64_t bus;
+};
+
+/* The bus address of an exported window, or UINT64_MAX where the provider has none. */
+uint64_t xrma_pximc_window_bus(struct xrma_seg *seg);
 
 /*
  * One request to node: connect, send, read the reply header and up to reply_max bytes.

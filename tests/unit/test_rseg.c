@@ -330,21 +330,6 @@ static void test_rseg_atomic_fetch_add_returns_old_adds(void **state)
 	pair_close(&p);
 }
 
-static void test_rseg_bus_addr_without_cap_returns_enotsup(void **state)
-{
-	struct pair p;
-	uint64_t addr = 77;
-
-	(void)state;
-	pair_open(&p, XRMA_ACCESS_ALL, RW, 1);
-	/* loopback models no bus addresses: the call refuses and writes nothing. */
-	assert_rc(xrma_rseg_bus_addr(p.r, &addr), XRMA_ENOTSUP);
-	assert_int_equal(addr, 77);
-	assert_rc(xrma_rseg_bus_addr(p.r, NULL), XRMA_EINVAL);
-	assert_rc(xrma_rseg_bus_addr(FIXTURE_FORGED(struct xrma_rseg), &addr), XRMA_EHANDLE);
-	pair_close(&p);
-}
-
 static void test_rseg_atomic_swap_returns_old_stores(void **state)
 {
 	struct pair p;
@@ -667,7 +652,6 @@ int main(void)
 		T(test_rseg_close_while_mapped_returns_ebusy),
 		T(test_rseg_map_twice_mappings_alias),
 		T(test_rseg_atomic_fetch_add_returns_old_adds),
-		T(test_rseg_bus_addr_without_cap_returns_enotsup),
 		T(test_rseg_atomic_swap_returns_old_stores),
 		T(test_rseg_atomic_cswap_stores_only_when_equal),
 		T(test_rseg_atomic_read_returns_value_unchanged),
