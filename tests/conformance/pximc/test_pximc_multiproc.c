@@ -140,10 +140,28 @@ static const struct proc_role roles[] = {
 
 /* ------------------------------------------------------------------ parent tests */
 
+/*
+ * Whether the provider a default context opens puts nodes in processes. (Asked of a context
+ * rather than with proc_provider_multiproc(), which reads a config entry after overwriting it.)
+ */
+static bool provider_multiproc(void)
+{
+	struct xrma_ctx_attr attr = { .fabric = "pximc-mp-probe", .node_id = 63 };
+	struct xrma_ctx_info info;
+	struct xrma_ctx *ctx;
+	bool multiproc;
+
+	if (xrma_ctx_open(&attr, &ctx))
+		return false;
+	multiproc = !xrma_ctx_query(ctx, &info) && (info.caps.flags & XRMA_CAP_MULTIPROC);
+	xrma_ctx_close(ctx);
+	return multiproc;
+}
+
 /* Nodes in one process cannot be killed apart: these tests need a multi-process provider. */
 static void skip_unless_multiproc(void)
 {
-	if (!proc_provider_multiproc())
+	if (!provider_multiproc())
 		skip();
 }
 
@@ -258,7 +276,7 @@ static int group_up(void **state)
 	uint32_t count;
 
 	(void)state;
-	if (!proc_provider_multiproc())
+	if (!provider_multiproc())
 		return 0;
 	fixture_fabric_name(fabric, sizeof(fabric), "pximc-mp");
 	snprintf(vendor_dir, sizeof(vendor_dir), "/tmp/pximc-mp-XXXXXX");
