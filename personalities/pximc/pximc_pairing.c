@@ -51,6 +51,17 @@ static bool xrma_pximc_types_pair(uint32_t requester, uint32_t owner)
 	       (requester == PXIMC_CONNECTION_PEER && owner == PXIMC_CONNECTION_PEER);
 }
 
+int xrma_pximc_events_open(struct xrma_pximc *px, struct xrma_pximc_session *s, uint64_t *number)
+{
+	int ret;
+
+	*number = XRMA_ID_ANY;
+	ret = xrma_intr_open(px->ctx, number, 0, 0, 0, &s->intr);
+	if (!ret)
+		ret = xrma_rintr_open(px->ctx, px->self, *number, XRMA_PXIMC_CALL_MS, &s->wake);
+	return ret;
+}
+
 uint64_t xrma_pximc_window_bus(struct xrma_seg *seg)
 {
 	uint64_t bus = UINT64_MAX;
@@ -117,7 +128,8 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 			chosen = w;
 	}
 	if (chosen && !xrma_pximc_window_alloc(px, local, &chosen->local_seg, &chosen->local_addr,
-					       &reply.owner_seg_id)) {
+					       &reply.owner_seg_id) &&
+	    !xrma_pximc_events_open(px, chosen, &reply.owner_intr)) {
 		chosen->state = XRMA_PXIMC_PAIRING;
 		chosen->local_size = local;
 		chosen->remote_size = remote;
@@ -127,6 +139,9 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 		reply.owner_remote = remote;
 		reply.owner_bus = xrma_pximc_window_bus(chosen->local_seg);
 		result = XRMA_PXIMC_PAIR_OK;
+	} else if (chosen) {
+		xrma_pximc_session_free_resources(px, chosen);
+		chosen->posted = true;
 	}
 	/* The reply goes out under the lock so that no link input can precede it. */
 	if (xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_PAIR, result, &reply, sizeof(reply),
@@ -150,6 +165,16 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 	pthread_mutex_unlock(&px->lock);
 }
 
+/* The partner is gone: CONNECTION_CLOSED from now on, and a blocked waiter is woken. */
+static void xrma_pximc_mark_closed(struct xrma_pximc_session *s)
+{
+	atomic_store(&s->event, PXIMC_EVENT_CONNECTION_CLOSED);
+	s->state = XRMA_PXIMC_REMOTE_CLOSED;
+	/* A waiter blocks in its interrupt: knock so it sees the flag. */
+	if (s->wake)
+		(void)xrma_rintr_trigger(s->wake, NULL, 0);
+}
+
 /* The owner maps the requester's window once it knows its id. Under lock. */
 static void xrma_pximc_import_partner(struct xrma_pximc *px, struct xrma_pximc_session *s,
 				      const struct xrma_pximc_segid *partner)
@@ -169,9 +194,11 @@ static void xrma_pximc_import_partner(struct xrma_pximc *px, struct xrma_pximc_s
 	} else if (s->remote_size) {
 		ret = -XRMA_EPROTO;
 	}
+	if (!ret)
+		ret = xrma_rintr_open(px->ctx, s->node, partner->intr, XRMA_PXIMC_CALL_MS,
+				      &s->partner_intr);
 	if (ret) {
-		atomic_store(&s->event, PXIMC_EVENT_CONNECTION_CLOSED);
-		s->state = XRMA_PXIMC_REMOTE_CLOSED;
+		xrma_pximc_mark_closed(s);
 	} else {
 		s->remote_bus = partner->bus;
 		s->state = XRMA_PXIMC_PAIRED;
@@ -184,8 +211,7 @@ static void xrma_pximc_link_closed(struct xrma_pximc *px, struct xrma_pximc_sess
 
 	if (fd >= 0)
 		epoll_ctl(px->epfd, EPOLL_CTL_DEL, fd, NULL);
-	atomic_store(&s->event, PXIMC_EVENT_CONNECTION_CLOSED);
-	s->state = XRMA_PXIMC_REMOTE_CLOSED;
+	xrma_pximc_mark_closed(s);
 }
 
 /* Read what the partner sent on the link (service thread, under lock). */
@@ -224,6 +250,8 @@ void xrma_pximc_link_input(struct xrma_pximc *px, struct xrma_pximc_session *s)
 
 				/* CONNECTION_CLOSED is never overwritten (3.3.4.2-R4). */
 				atomic_compare_exchange_strong(&s->event, &expected, PXIMC_EVENT_ASSERTED);
+				if (s->wake)
+					(void)xrma_rintr_trigger(s->wake, NULL, 0);
 			}
 			memmove(s->rx, s->rx + need, s->rx_len - need);
 			s->rx_len -= need;
@@ -246,6 +274,18 @@ void xrma_pximc_session_free_resources(struct xrma_pximc *px, struct xrma_pximc_
 			epoll_ctl(px->epfd, EPOLL_CTL_DEL, fd, NULL);
 		xrma_conn_close(s->link);
 		s->link = NULL;
+	}
+	if (s->partner_intr) {
+		xrma_rintr_close(s->partner_intr);
+		s->partner_intr = NULL;
+	}
+	if (s->wake) {
+		xrma_rintr_close(s->wake);
+		s->wake = NULL;
+	}
+	if (s->intr) {
+		xrma_intr_close(s->intr);  /* a blocked waiter returns XRMA_ECANCELED */
+		s->intr = NULL;
 	}
 	if (s->remote_rseg) {
 		if (s->remote_addr)

@@ -48,7 +48,7 @@ static int xrma_pximc_complete(struct xrma_pximc *px, struct xrma_pximc_session 
 			       struct xrma_pximc_claim *claim)
 {
 	struct xrma_seg_attr attr = { .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL };
-	struct xrma_pximc_segid ours = { UINT64_MAX, UINT64_MAX };
+	struct xrma_pximc_segid ours = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
 	int ret = 0;
 
 	s->local_size = claim->reply.owner_remote;
@@ -65,6 +65,11 @@ static int xrma_pximc_complete(struct xrma_pximc *px, struct xrma_pximc_session 
 		ours.bus = xrma_pximc_window_bus(s->local_seg);
 	}
 	s->remote_bus = claim->reply.owner_bus;
+	if (!ret)
+		ret = xrma_pximc_events_open(px, s, &ours.intr);
+	if (!ret)
+		ret = xrma_rintr_open(px->ctx, s->node, claim->reply.owner_intr, XRMA_PXIMC_CALL_MS,
+				      &s->partner_intr);
 	if (!ret && s->remote_size) {
 		ret = xrma_rseg_open(px->ctx, s->node, claim->reply.owner_seg_id,
 				     XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0,

@@ -5,11 +5,8 @@
  * cleanup. Session events are a one-deep flag per session, set by the service thread from the
  * link; CONNECTION_CLOSED is sticky (docs/pximc.md).
  */
-#include <sched.h>
 #include "personalities/pximc/pximc_vendor.h"
 
-/* Polls of the event flag before a waiter blocks (an assert usually lands within them). */
-#define XRMA_PXIMC_EVENT_SPINS 2000
 /* How often a blocked waitForConnection re-checks that its interface is still there. */
 #define XRMA_PXIMC_LIVENESS_MS 100u
 
@@ -81,6 +78,7 @@ tPXIMC_Status xrma_pximc_wait_connection(struct xrma_pximc *px, uint32_t number,
 tPXIMC_Status xrma_pximc_assert_event(struct xrma_pximc *px, uint32_t number)
 {
 	struct xrma_pximc_session *s;
+	struct xrma_rintr *partner;
 	struct xrma_conn *link;
 	int ret;
 
@@ -98,14 +96,22 @@ tPXIMC_Status xrma_pximc_assert_event(struct xrma_pximc *px, uint32_t number)
 		pthread_mutex_unlock(&px->lock);
 		return PXIMC_NO_PAIRING;
 	}
+	partner = s->partner_intr;
 	link = s->link;
 	pthread_mutex_unlock(&px->lock);
 	/* Stores to the remote window must be visible before the event (3.3.4.1-R1). */
 	atomic_thread_fence(memory_order_seq_cst);
-	ret = xrma_pximc_send_msg(link, XRMA_PXIMC_MSG_ASSERT, 0, NULL, 0, XRMA_PXIMC_CALL_MS);
+	/* The partner's interrupt once we know it; until then (owner still pairing) the link. */
+	if (partner)
+		ret = xrma_rintr_trigger(partner, NULL, 0);
+	else
+		ret = xrma_pximc_send_msg(link, XRMA_PXIMC_MSG_ASSERT, 0, NULL, 0, XRMA_PXIMC_CALL_MS);
+	/* A full queue means the flag is set already: that is the one-deep flag's answer. */
+	if (!ret || ret == -XRMA_EAGAIN)
+		return PXIMC_SUCCESS;
 	if (ret == -XRMA_EHANDLE)
 		return PXIMC_INVALID_SESSION;
-	return ret ? PXIMC_SESSION_CLOSED : PXIMC_SUCCESS;
+	return PXIMC_SESSION_CLOSED;
 }
 
 /* Take the flag: CONNECTION_CLOSED stays set for every later wait. */
@@ -119,13 +125,27 @@ static unsigned xrma_pximc_take_event(struct xrma_pximc_session *s)
 	return event;
 }
 
+/* Milliseconds left until deadline, as the core's int timeout (-1: for ever). */
+static int xrma_pximc_left_ms(uint64_t deadline)
+{
+	uint64_t now = xrma_pximc_now_ms();
+
+	if (deadline == UINT64_MAX)
+		return -1;
+	if (now >= deadline)
+		return 0;
+	return deadline - now > INT32_MAX ? INT32_MAX : (int)(deadline - now);
+}
+
 tPXIMC_Status xrma_pximc_wait_session_event(struct xrma_pximc *px, uint32_t number,
 					    uint32_t timeout_ms, uint32_t *reason)
 {
 	uint64_t deadline = xrma_pximc_deadline(timeout_ms);
 	tPXIMC_Status status = PXIMC_TIMEOUT;
 	struct xrma_pximc_session *s;
-	unsigned event = 0;
+	struct xrma_intr *intr;
+	unsigned event;
+	int ret;
 
 	pthread_mutex_lock(&px->lock);
 	s = xrma_pximc_session_find(px, number);
@@ -143,35 +163,27 @@ tPXIMC_Status xrma_pximc_wait_session_event(struct xrma_pximc *px, uint32_t numb
 	}
 	s->waiters++;
 	s->local_waiting = true;
+	intr = s->intr;
 	pthread_mutex_unlock(&px->lock);
-	/* The session cannot be freed while we count as a waiter, so the flag is safe to poll. */
-	for (int spin = 0; timeout_ms && spin < XRMA_PXIMC_EVENT_SPINS; spin++) {
-		if (atomic_load_explicit(&s->event, memory_order_acquire))
-			break;
-		if (spin % 64 == 63)
-			sched_yield();
+	/*
+	 * Each assert is one trigger of our interrupt; flag events (closed, or an assert that
+	 * came over the link while pairing) also knock on it. The session stays allocated while
+	 * we count as a waiter, so its flag is safe to read without the lock.
+	 */
+	event = xrma_pximc_take_event(s);
+	ret = event ? 0 : xrma_intr_wait(intr, xrma_pximc_left_ms(deadline), NULL, NULL);
+	if (!ret) {
+		/* One-deep: triggers that piled up while nobody waited are this one event. */
+		while (xrma_intr_wait(intr, 0, NULL, NULL) == 0)
+			;
+		if (!event)
+			event = xrma_pximc_take_event(s);
+		*reason = event ? event : PXIMC_EVENT_ASSERTED;
+		status = PXIMC_SUCCESS;
+	} else if (ret != -XRMA_ETIMEDOUT) {
+		status = PXIMC_INVALID_SESSION;  /* closed by another thread meanwhile */
 	}
 	pthread_mutex_lock(&px->lock);
-	for (;;) {
-		if (s->closed) {
-			status = PXIMC_INVALID_SESSION;
-			break;
-		}
-		event = xrma_pximc_take_event(s);
-		if (event) {
-			*reason = event;
-			status = PXIMC_SUCCESS;
-			break;
-		}
-		if (xrma_pximc_cond_wait(px, deadline) == ETIMEDOUT) {
-			event = xrma_pximc_take_event(s);
-			if (event && !s->closed) {
-				*reason = event;
-				status = PXIMC_SUCCESS;
-			}
-			break;
-		}
-	}
 	s->local_waiting = false;
 	xrma_pximc_session_release(px, s);
 	pthread_mutex_unlock(&px->lock);

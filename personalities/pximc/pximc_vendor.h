@@ -57,8 +57,11 @@ struct xrma_pximc_session {
 	struct xrma_rseg *remote_rseg;
 	void *remote_addr;
 	uint64_t remote_bus;     /* bus address of the partner's window, or UINT64_MAX */
+	struct xrma_intr *intr;           /* the partner's assertEvent lands here */
+	struct xrma_rintr *partner_intr;  /* assertEvent triggers this */
+	struct xrma_rintr *wake;          /* our own intr: wakes a waiter on CONNECTION_CLOSED */
 	struct xrma_conn *link;  /* the session's control stream to its partner */
-	uint8_t rx[32];          /* partial link message */
+	uint8_t rx[48];          /* partial link message */
 	size_t rx_len;
 	atomic_uint event;       /* 0 or PXIMC_EVENT_*; CONNECTION_CLOSED is sticky */
 	bool local_waiting;
@@ -172,13 +175,18 @@ struct xrma_pximc_pair_reply {
 	uint64_t owner_local, owner_remote;
 	uint64_t owner_seg_id;
 	uint64_t owner_bus;      /* UINT64_MAX: no modelled bus address */
+	uint64_t owner_intr;     /* the interrupt the requester's assertEvent triggers */
 };
 
 /* The link's first message, from the requester: its window and that window's bus address. */
 struct xrma_pximc_segid {
 	uint64_t seg_id;
 	uint64_t bus;
+	uint64_t intr;
 };
+
+/* Open s's event interrupt and the local trigger that wakes its waiter; *number gets it. */
+int xrma_pximc_events_open(struct xrma_pximc *px, struct xrma_pximc_session *s, uint64_t *number);
 
 /* The bus address of an exported window, or UINT64_MAX where the provider has none. */
 uint64_t xrma_pximc_window_bus(struct xrma_seg *seg);
