@@ -181,6 +181,27 @@ static struct xrma_pximc_session *xrma_pximc_session_new(uint32_t node, uint32_t
 	return s;
 }
 
+/* S1..S6 of a logical request, then its session (not listed yet); SUCCESS and *out, or why not. */
+static tPXIMC_Status xrma_pximc_request_begin(struct xrma_pximc *px, uint32_t conn_type,
+					      uint32_t interface_id, uint32_t protocol,
+					      uint64_t max_local, uint64_t min_local,
+					      uint64_t max_remote, uint64_t min_remote,
+					      const uint8_t *data, uint32_t data_len,
+					      const uint32_t *session, struct xrma_pximc_session **out)
+{
+	bool posts = conn_type != PXIMC_CONNECTION_CLIENT;
+	tPXIMC_Status status;
+	uint32_t node;
+
+	status = xrma_pximc_check_logical(px, interface_id, max_local, min_local, max_remote,
+					  min_remote, data, data_len, posts, session, &node);
+	if (status)
+		return status;
+	*out = xrma_pximc_session_new(node, conn_type, protocol, max_local, min_local, max_remote,
+				      min_remote, data, data_len);
+	return *out ? PXIMC_SUCCESS : PXIMC_SPACE_NOT_AVAILABLE;
+}
+
 /* Is uid taken by a window this instance posted to node? Under lock. */
 static bool xrma_pximc_uid_taken(struct xrma_pximc *px, uint32_t node, uint32_t uid)
 {
@@ -217,25 +238,21 @@ tPXIMC_Status xrma_pximc_request_server(struct xrma_pximc *px, uint32_t interfac
 					uint64_t max_remote, uint64_t min_remote, uint32_t uid,
 					const uint8_t *data, uint32_t data_len, uint32_t *session)
 {
-	struct xrma_pximc_session *s;
+	struct xrma_pximc_session *s = NULL;
 	tPXIMC_Status status;
-	uint32_t node;
 
-	status = xrma_pximc_check_logical(px, interface_id, max_local, min_local, max_remote,
-					  min_remote, data, data_len, true, session, &node);
+	status = xrma_pximc_request_begin(px, PXIMC_CONNECTION_SERVER, interface_id, protocol,
+					  max_local, min_local, max_remote, min_remote, data, data_len,
+					  session, &s);
 	if (status)
 		return status;
-	s = xrma_pximc_session_new(node, PXIMC_CONNECTION_SERVER, protocol, max_local, min_local,
-				   max_remote, min_remote, data, data_len);
-	if (!s)
-		return PXIMC_SPACE_NOT_AVAILABLE;
 	pthread_mutex_lock(&px->lock);
 	status = xrma_pximc_post(px, s, uid, XRMA_PXIMC_POSTED);
 	if (status) {
 		free(s);
 	} else {
 		*session = s->number;
-		xrma_pximc_notice_windows(px, node);
+		xrma_pximc_notice_windows(px, s->node);
 	}
 	pthread_mutex_unlock(&px->lock);
 	return status;
@@ -306,18 +323,14 @@ tPXIMC_Status xrma_pximc_request_client(struct xrma_pximc *px, uint32_t interfac
 					uint64_t max_remote, uint64_t min_remote, uint32_t uid,
 					uint32_t *session)
 {
-	struct xrma_pximc_session *s;
+	struct xrma_pximc_session *s = NULL;
 	tPXIMC_Status status;
-	uint32_t node;
 
-	status = xrma_pximc_check_logical(px, interface_id, max_local, min_local, max_remote,
-					  min_remote, NULL, 0, false, session, &node);
+	status = xrma_pximc_request_begin(px, PXIMC_CONNECTION_CLIENT, interface_id, protocol,
+					  max_local, min_local, max_remote, min_remote, NULL, 0,
+					  session, &s);
 	if (status)
 		return status;
-	s = xrma_pximc_session_new(node, PXIMC_CONNECTION_CLIENT, protocol, max_local, min_local,
-				   max_remote, min_remote, NULL, 0);
-	if (!s)
-		return PXIMC_SPACE_NOT_AVAILABLE;
 	status = xrma_pximc_hold_new(px, s);
 	if (status)
 		return status;
@@ -330,19 +343,15 @@ tPXIMC_Status xrma_pximc_request_peer(struct xrma_pximc *px, uint32_t interface_
 				      uint64_t max_remote, uint64_t min_remote, uint32_t uid,
 				      const uint8_t *data, uint32_t data_len, uint32_t *session)
 {
-	struct xrma_pximc_session *s;
+	struct xrma_pximc_session *s = NULL;
 	tPXIMC_Status status;
-	uint32_t node;
 	int ret;
 
-	status = xrma_pximc_check_logical(px, interface_id, max_local, min_local, max_remote,
-					  min_remote, data, data_len, true, session, &node);
+	status = xrma_pximc_request_begin(px, PXIMC_CONNECTION_PEER, interface_id, protocol,
+					  max_local, min_local, max_remote, min_remote, data, data_len,
+					  session, &s);
 	if (status)
 		return status;
-	s = xrma_pximc_session_new(node, PXIMC_CONNECTION_PEER, protocol, max_local, min_local,
-				   max_remote, min_remote, data, data_len);
-	if (!s)
-		return PXIMC_SPACE_NOT_AVAILABLE;
 	pthread_mutex_lock(&px->lock);
 	/* Post first (as CLAIMING), then ask: of two crossing peers the later ask sees the other. */
 	status = xrma_pximc_post(px, s, uid, XRMA_PXIMC_CLAIMING);
