@@ -140,22 +140,9 @@ static const struct proc_role roles[] = {
 
 /* ------------------------------------------------------------------ parent tests */
 
-/*
- * Whether the provider a default context opens puts nodes in processes. (Asked of a context
- * rather than with proc_provider_multiproc(), which reads a config entry after overwriting it.)
- */
 static bool provider_multiproc(void)
 {
-	struct xrma_ctx_attr attr = { .fabric = "pximc-mp-probe", .node_id = 63 };
-	struct xrma_ctx_info info;
-	struct xrma_ctx *ctx;
-	bool multiproc;
-
-	if (xrma_ctx_open(&attr, &ctx))
-		return false;
-	multiproc = !xrma_ctx_query(ctx, &info) && (info.caps.flags & XRMA_CAP_MULTIPROC);
-	xrma_ctx_close(ctx);
-	return multiproc;
+	return (pxt_provider_caps() & XRMA_CAP_MULTIPROC) != 0;
 }
 
 /* Nodes in one process cannot be killed apart: these tests need a multi-process provider. */
