@@ -272,12 +272,11 @@ int hostfab_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum
 	struct hostfab_stage_op req;
 	int ret;
 
-	if (!ep || !r || !old || op < XRMA_ATOMIC_FETCH_ADD || op > XRMA_ATOMIC_READ)
+	if (!ep || !r)
 		return -XRMA_EINVAL;
-	if (offset % sizeof(uint64_t))
-		return -XRMA_EALIGN_OFFSET;
-	if (offset > r->len || r->len - offset < sizeof(uint64_t))
-		return -XRMA_ERANGE;
+	ret = xrma_prov_atomic_check(r->len, offset, op, old);
+	if (ret)
+		return ret;
 	if (link_down(ep, r))
 		return -XRMA_ETRANSFER;
 	if (r->base) {
