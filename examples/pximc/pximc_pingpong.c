@@ -138,8 +138,8 @@ static void latency(struct pximc_demo *demo, const struct bench_opts *opts, cons
 
 	if (!ours || !raw)
 		exit(1);
+	/* No reset between rounds: the other side may still be reading our last store. */
 	for (int r = 0; r < opts->repetitions; r++) {
-		atomic_store(l->out, 0);
 		pximc_demo_send(demo, PHASE_EVENTS);
 		pximc_demo_recv(demo);
 		ours[r] = pingpong_events(l, demo->self, opts->iterations);
