@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #define PEER_FLAG "--pximc-demo-peer"
-#define LINK_WAIT_MS 10000
+#define LINK_WAIT_MS 60000
 
 const char *pximc_demo_status(tPXIMC_Status status)
 {

@@ -177,7 +177,9 @@ static void bandwidth(const struct bench_opts *opts, const struct link *l)
 		     "pximc_GBps", "memcpy_GBps");
 	/* 4 KiB to exactly 1 MiB in steps of 4. */
 	for (size_t size = 4096; size <= WINDOW; size *= 4) {
-		int iters = opts->iterations;
+		/* At most 256 MiB per timed loop, so large -i stays quick at 1 MiB. */
+		size_t cap = ((size_t)256 << 20) / size;
+		int iters = (size_t)opts->iterations > cap ? (int)cap : opts->iterations;
 
 		for (int r = 0; r < opts->repetitions; r++) {
 			uint64_t t0 = bench_now_ns();
