@@ -10,6 +10,18 @@
 /* How often a blocked waitForConnection re-checks that its interface is still there. */
 #define XRMA_PXIMC_LIVENESS_MS 100u
 
+/* Lock px and find session number; NULL, and px unlocked, when there is none. */
+static struct xrma_pximc_session *xrma_pximc_session_lock(struct xrma_pximc *px, uint32_t number)
+{
+	struct xrma_pximc_session *s;
+
+	pthread_mutex_lock(&px->lock);
+	s = xrma_pximc_session_find(px, number);
+	if (!s)
+		pthread_mutex_unlock(&px->lock);
+	return s;
+}
+
 static bool xrma_pximc_is_paired(const struct xrma_pximc_session *s)
 {
 	return s->state == XRMA_PXIMC_PAIRING || s->state == XRMA_PXIMC_PAIRED;
@@ -25,12 +37,9 @@ tPXIMC_Status xrma_pximc_wait_connection(struct xrma_pximc *px, uint32_t number,
 	struct xrma_pximc_session *s;
 	uint32_t iface;
 
-	pthread_mutex_lock(&px->lock);
-	s = xrma_pximc_session_find(px, number);
-	if (!s) {
-		pthread_mutex_unlock(&px->lock);
+	s = xrma_pximc_session_lock(px, number);
+	if (!s)
 		return PXIMC_INVALID_SESSION;
-	}
 	/* Outputs for a window that was not requested may be NULL (3.3.2.4.1-O7). */
 	if ((s->max_remote && (!remote_addr || !remote_size)) ||
 	    (s->max_local && (!local_addr || !local_size))) {
@@ -82,12 +91,9 @@ tPXIMC_Status xrma_pximc_assert_event(struct xrma_pximc *px, uint32_t number)
 	struct xrma_conn *link;
 	int ret;
 
-	pthread_mutex_lock(&px->lock);
-	s = xrma_pximc_session_find(px, number);
-	if (!s) {
-		pthread_mutex_unlock(&px->lock);
+	s = xrma_pximc_session_lock(px, number);
+	if (!s)
 		return PXIMC_INVALID_SESSION;
-	}
 	if (s->state == XRMA_PXIMC_REMOTE_CLOSED) {
 		pthread_mutex_unlock(&px->lock);
 		return PXIMC_SESSION_CLOSED;
@@ -147,12 +153,9 @@ tPXIMC_Status xrma_pximc_wait_session_event(struct xrma_pximc *px, uint32_t numb
 	unsigned event;
 	int ret;
 
-	pthread_mutex_lock(&px->lock);
-	s = xrma_pximc_session_find(px, number);
-	if (!s) {
-		pthread_mutex_unlock(&px->lock);
+	s = xrma_pximc_session_lock(px, number);
+	if (!s)
 		return PXIMC_INVALID_SESSION;
-	}
 	if (!reason) {
 		pthread_mutex_unlock(&px->lock);
 		return PXIMC_INVALID_ARGUMENT;
