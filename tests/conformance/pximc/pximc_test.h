@@ -29,6 +29,7 @@ struct pxt_pair {
 	uint32_t node_a, node_b;
 	uint32_t if_ab;    /* interface of B, seen from A */
 	uint32_t if_ba;    /* interface of A, seen from B */
+	char fabric[XRMA_NAME_MAX];
 };
 
 /* Open A (node 1) and B (node 2) on a fresh fabric named after tag. 0 or -1. */

@@ -5,6 +5,8 @@
  */
 #include "tests/conformance/pximc/pximc_test.h"
 
+#include <stdio.h>
+
 int pxt_pair_open(struct pxt_pair *p, const char *tag)
 {
 	char fabric[XRMA_NAME_MAX];
@@ -19,6 +21,7 @@ int pxt_pair_open(struct pxt_pair *p, const char *tag)
 		xrma_pximc_close(p->a);
 		return -1;
 	}
+	snprintf(p->fabric, sizeof(p->fabric), "%s", fabric);
 	p->node_a = 1;
 	p->node_b = 2;
 	p->if_ab = p->node_b + 1;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "tests/conformance/pximc/pximc_test.h"
+#include "tests/helpers/proc.h"
 
 struct mock_pximc_state {
 	uint32_t ids[16];
@@ -254,7 +255,41 @@ static void test_cleanup_calls_each_vendor_once(void **state)
 	assert_null(mock_state("tests/conformance/pximc/.libs/libpximc_mock_broken.so"));
 }
 
-int main(void)
+/* Child: a Dispatcher whose vendor directory is empty. Returns 0 when it says NO_PROVIDER. */
+static int role_no_vendor(int sock, const char *dir)
+{
+	uint32_t ids[2], actual = 7, reason = 0;
+
+	(void)sock;
+	setenv("PXIMC_VENDOR_PATH", dir, 1);
+	PROC_CHECK(PXIMC_findInterfaces(2, ids, &actual) == PXIMC_NO_PROVIDER);
+	PROC_CHECK(actual == 0);
+	PROC_CHECK(PXIMC_waitForInterfaceEvent(1, 0, &reason) == PXIMC_INVALID_INTERFACE);
+	PROC_CHECK(PXIMC_closeWindow(1) == PXIMC_INVALID_SESSION);
+	PROC_CHECK(PXIMC_cleanup() == PXIMC_SUCCESS);
+	return 0;
+}
+
+static const struct proc_role roles[] = {
+	{ "no-vendor", role_no_vendor },
+	{ NULL, NULL },
+};
+
+/* [idea 100] No vendor library at all: the warning, and nothing else answers. */
+static void test_no_vendor_gives_no_provider(void **state)
+{
+	char empty[64];
+	struct proc child;
+
+	(void)state;
+	snprintf(empty, sizeof(empty), "/tmp/pximc-empty-XXXXXX");
+	assert_non_null(mkdtemp(empty));
+	assert_int_equal(proc_spawn(&child, NULL, 1, "no-vendor", empty), 0);
+	assert_int_equal(proc_join(&child, FIXTURE_TIMEOUT_MS), 0);
+	rmdir(empty);
+}
+
+int main(int argc, char **argv)
 {
 #define T(f) cmocka_unit_test_setup(f, test_up)
 	const struct CMUnitTest tests[] = {
@@ -263,7 +298,12 @@ int main(void)
 		T(test_unknown_interface_rescans_and_ids_are_never_reused),
 		T(test_sessions_are_renumbered_and_routed),
 		T(test_cleanup_calls_each_vendor_once),
+		T(test_no_vendor_gives_no_provider),
 	};
 #undef T
+	int rc;
+
+	if (proc_child_dispatch(argc, argv, roles, &rc))
+		return rc;
 	return cmocka_run_group_tests_name("pximc_dispatcher", tests, group_up, group_down);
 }

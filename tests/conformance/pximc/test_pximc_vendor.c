@@ -9,6 +9,8 @@
  */
 #include "tests/conformance/pximc/pximc_test.h"
 
+#include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 
 static struct pxt_pair pp;
@@ -681,6 +683,137 @@ static void test_cleanup_closes_every_session(void **state)
 	}
 }
 
+/* ------------------------------------------------------------------ interface state */
+
+/* A node with a core context but no PXImc system: listed, DOWN, no windows to ask. */
+static void test_node_without_pximc_is_a_down_interface(void **state)
+{
+	struct xrma_ctx_attr attr = { .fabric = pp.fabric, .node_id = 5 };
+	struct xrma_ctx *plain;
+	uint32_t ids[4], actual = 0, value = 0, session = 0, down = 5 + 1;
+
+	(void)state;
+	xrma_pximc_use(pp.a);
+	assert_rc(xrma_ctx_open(&attr, &plain), 0);
+	assert_px(PXIMC_findInterfaces(4, ids, &actual), PXIMC_SUCCESS);
+	assert_int_equal(actual, 2);
+	assert_px(PXIMC_queryInterfaceInformation(down, PXIMC_U32_INTERFACE_STATE, 4, &value,
+						  &actual),
+		  PXIMC_SUCCESS);
+	assert_int_equal(value, PXIMC_STATE_DOWN);
+	assert_px(PXIMC_queryInterfaceInformation(down, PXIMC_U32_REMOTE_WORD_SIZE, 4, &value,
+						  &actual),
+		  PXIMC_NSUP_ATTRIBUTE);
+	assert_px(PXIMC_findWindows(down, 4, ids, &actual), PXIMC_INTERFACE_DOWN);
+	assert_px(PXIMC_queryWindowInformation(down, 1, PXIMC_U32_WINDOW_PAIRING_STATE, 4, &value,
+					       &actual),
+		  PXIMC_INTERFACE_DOWN);
+	assert_px(PXIMC_requestWindowLogicalAsClient(down, PXT_PROTO, 16, 0, 16, 0, 0, &session),
+		  PXIMC_INTERFACE_DOWN);
+	/* Posting does not need the other side (docs/pximc.md, ambiguity 22). */
+	assert_px(PXIMC_requestWindowLogicalAsServer(down, PXT_PROTO, 16, 0, 16, 0, 0, NULL, 0,
+						     &session),
+		  PXIMC_SUCCESS);
+	assert_px(PXIMC_closeWindow(session), PXIMC_SUCCESS);
+	assert_rc(xrma_ctx_close(plain), 0);
+	/* Gone: no longer an interface. */
+	assert_px(PXIMC_queryInterfaceInformation(down, PXIMC_U32_INTERFACE_STATE, 4, &value,
+						  &actual),
+		  PXIMC_INVALID_INTERFACE);
+}
+
+struct iface_waiter {
+	_Atomic uint64_t tid;
+	uint32_t iface;
+	tPXIMC_Status status;
+	uint32_t reason;
+};
+
+static void *iface_wait_thread(void *arg)
+{
+	struct iface_waiter *w = arg;
+
+	xrma_pximc_use(pp.a);
+	atomic_store(&w->tid, (uint64_t)fixture_gettid());
+	w->status = PXIMC_waitForInterfaceEvent(w->iface, FIXTURE_TIMEOUT_MS, &w->reason);
+	return NULL;
+}
+
+/* [idea 21] A system that goes away wakes a blocked interface waiter with STATE_CHANGE. */
+static void test_interface_event_reports_system_leaving(void **state)
+{
+	struct xrma_ctx_attr attr = { .fabric = pp.fabric, .node_id = 6 };
+	struct iface_waiter w = { .iface = 6 + 1 };
+	struct xrma_pximc *c;
+	uint32_t reason;
+	pthread_t t;
+
+	(void)state;
+	assert_rc(xrma_pximc_open(&attr, &c), 0);
+	xrma_pximc_use(pp.a);
+	assert_px(PXIMC_waitForInterfaceEvent(w.iface, 0, &reason), PXIMC_SUCCESS);
+	assert_int_equal(pthread_create(&t, NULL, iface_wait_thread, &w), 0);
+	/* Close C only once the waiter sleeps in its wait. */
+	for (uint64_t start = fixture_now_ms();
+	     !atomic_load(&w.tid) && fixture_now_ms() - start < FIXTURE_TIMEOUT_MS;)
+		sched_yield();
+	assert_int_equal(fixture_wait_blocked((pid_t)atomic_load(&w.tid), FIXTURE_TIMEOUT_MS), 0);
+	assert_rc(xrma_pximc_close(c), 0);
+	assert_int_equal(fixture_join(t, FIXTURE_TIMEOUT_MS * 2, NULL), 0);
+	assert_px(w.status, PXIMC_SUCCESS);
+	assert_true(w.reason & PXIMC_EVENT_INTERFACE_STATE_CHANGE);
+}
+
+struct churn_arg {
+	struct fixture_barrier *barrier;
+	tPXIMC_Status failed;
+};
+
+static void *churn_thread(void *arg)
+{
+	struct churn_arg *c = arg;
+
+	xrma_pximc_use(pp.a);
+	fixture_barrier_wait(c->barrier, FIXTURE_TIMEOUT_MS);
+	for (int i = 0; i < 40 && !c->failed; i++) {
+		uint32_t session = 0;
+		tPXIMC_Status status = PXIMC_requestWindowLogicalAsServer(
+			pp.if_ab, PXT_PROTO, 16, 0, 16, 0, 0, NULL, 0, &session);
+
+		if (status == PXIMC_SUCCESS)
+			status = PXIMC_closeWindow(session);
+		if (status != PXIMC_SUCCESS)
+			c->failed = status;
+	}
+	return NULL;
+}
+
+/* [idea 4] Threads posting and closing at once while the other side lists: all succeed. */
+static void test_threads_post_and_close_concurrently(void **state)
+{
+	struct fixture_barrier barrier;
+	struct churn_arg args[4];
+	pthread_t threads[4];
+	uint32_t ids[64], actual;
+
+	(void)state;
+	fixture_barrier_init(&barrier, 4);
+	for (int i = 0; i < 4; i++) {
+		args[i] = (struct churn_arg){ &barrier, PXIMC_SUCCESS };
+		assert_int_equal(pthread_create(&threads[i], NULL, churn_thread, &args[i]), 0);
+	}
+	xrma_pximc_use(pp.b);
+	for (int i = 0; i < 20; i++)
+		assert_px(PXIMC_findWindows(pp.if_ba, 64, ids, &actual), PXIMC_SUCCESS);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(fixture_join(threads[i], FIXTURE_TIMEOUT_MS * 4, NULL), 0);
+		assert_px(args[i].failed, PXIMC_SUCCESS);
+	}
+	fixture_barrier_destroy(&barrier);
+	assert_px(PXIMC_findWindows(pp.if_ba, 64, ids, &actual), PXIMC_SUCCESS);
+	assert_int_equal(actual, 0);
+}
+
 /* ------------------------------------------------------------------ physical windows */
 
 static void test_physical_requests(void **state)
@@ -752,6 +885,9 @@ int main(void)
 		T(test_blocked_waiter_wakes_on_assert),
 		T(test_cleanup_closes_every_session),
 		T(test_physical_requests),
+		T(test_node_without_pximc_is_a_down_interface),
+		T(test_interface_event_reports_system_leaving),
+		T(test_threads_post_and_close_concurrently),
 	};
 #undef T
 	return cmocka_run_group_tests_name("pximc_vendor", tests, group_up, group_down);
