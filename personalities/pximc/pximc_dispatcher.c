@@ -180,7 +180,8 @@ static void xrma_pximc_vendors_load(void)
 			count++;
 	}
 	closedir(d);
-	qsort(names, count, sizeof(*names), xrma_pximc_name_cmp);
+	if (count)
+		qsort(names, count, sizeof(*names), xrma_pximc_name_cmp);
 	for (size_t i = 0; i < count; i++) {
 		struct xrma_pximc_vendor *v =
 			&xrma_pximc_dispatch.vendors[xrma_pximc_dispatch.vendor_count];
