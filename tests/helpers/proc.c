@@ -216,7 +216,7 @@ int proc_expect(int sock, uint64_t want, int timeout_ms)
 
 bool proc_provider_multiproc(void)
 {
-	char want[XRMA_NAME_MAX];
+	char want[sizeof(((struct xrma_config_entry *)0)->value)];
 	struct xrma_config_entry entry;
 	struct xrma_provider_info info;
 
