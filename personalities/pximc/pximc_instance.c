@@ -198,7 +198,7 @@ static void *xrma_pximc_notice_main(void *arg)
 		pthread_mutex_unlock(&px->lock);
 		if (!xrma_conn_open(px->ctx, 0, &conn)) {
 			if (!xrma_conn_connect(conn, notice.node, XRMA_PXIMC_PORT, XRMA_PXIMC_CALL_MS))
-				(void)xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_NOTICE, notice.bits,
+				(void)xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_NOTICE, notice.bits, false,
 							  NULL, 0, XRMA_PXIMC_CALL_MS);
 			xrma_conn_close(conn);
 		}

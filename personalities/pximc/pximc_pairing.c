@@ -144,7 +144,7 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 		chosen->posted = true;
 	}
 	/* The reply goes out under the lock so that no link input can precede it. */
-	if (xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_PAIR, result, &reply, sizeof(reply),
+	if (xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_PAIR, result, true, &reply, sizeof(reply),
 				XRMA_PXIMC_CALL_MS) ||
 	    result != XRMA_PXIMC_PAIR_OK) {
 		if (result == XRMA_PXIMC_PAIR_OK) {
@@ -201,6 +201,7 @@ static void xrma_pximc_import_partner(struct xrma_pximc *px, struct xrma_pximc_s
 		xrma_pximc_mark_closed(s);
 	} else {
 		s->remote_bus = partner->bus;
+		s->partner_uid = partner->uid;
 		s->state = XRMA_PXIMC_PAIRED;
 	}
 }
@@ -234,6 +235,7 @@ void xrma_pximc_link_input(struct xrma_pximc *px, struct xrma_pximc_session *s)
 			size_t need;
 
 			memcpy(&hdr, s->rx, sizeof(hdr));
+			xrma_pximc_hdr_wire(&hdr);
 			need = sizeof(hdr) + hdr.len;
 			if (hdr.magic != XRMA_PXIMC_MAGIC || need > sizeof(s->rx)) {
 				xrma_pximc_link_closed(px, s);
@@ -244,6 +246,7 @@ void xrma_pximc_link_input(struct xrma_pximc *px, struct xrma_pximc_session *s)
 				break;
 			if (hdr.type == XRMA_PXIMC_MSG_SEGID && hdr.len == sizeof(partner)) {
 				memcpy(&partner, s->rx + sizeof(hdr), sizeof(partner));
+				xrma_pximc_wire(hdr.type, false, &partner, sizeof(partner));
 				xrma_pximc_import_partner(px, s, &partner);
 			} else if (hdr.type == XRMA_PXIMC_MSG_ASSERT) {
 				unsigned expected = 0;

@@ -48,7 +48,7 @@ static int xrma_pximc_complete(struct xrma_pximc *px, struct xrma_pximc_session 
 			       struct xrma_pximc_claim *claim)
 {
 	struct xrma_seg_attr attr = { .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL };
-	struct xrma_pximc_segid ours = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
+	struct xrma_pximc_segid ours = { 0, 0, UINT64_MAX, UINT64_MAX, UINT64_MAX };
 	int ret = 0;
 
 	s->local_size = claim->reply.owner_remote;
@@ -65,6 +65,10 @@ static int xrma_pximc_complete(struct xrma_pximc *px, struct xrma_pximc_session 
 		ours.bus = xrma_pximc_window_bus(s->local_seg);
 	}
 	s->remote_bus = claim->reply.owner_bus;
+	s->partner_uid = claim->reply.uid;
+	/* A peer's window is posted too: the owner's session learns its id. */
+	if (s->conn_type == PXIMC_CONNECTION_PEER)
+		ours.uid = s->uid;
 	if (!ret)
 		ret = xrma_pximc_events_open(px, s, &ours.intr);
 	if (!ret)
@@ -79,7 +83,7 @@ static int xrma_pximc_complete(struct xrma_pximc *px, struct xrma_pximc_session 
 					    XRMA_MAP_READ | XRMA_MAP_WRITE, &s->remote_addr);
 	}
 	if (!ret)
-		ret = xrma_pximc_send_msg(claim->link, XRMA_PXIMC_MSG_SEGID, 0, &ours, sizeof(ours),
+		ret = xrma_pximc_send_msg(claim->link, XRMA_PXIMC_MSG_SEGID, 0, false, &ours, sizeof(ours),
 					  XRMA_PXIMC_CALL_MS);
 	s->link = claim->link;
 	pthread_mutex_lock(&px->lock);

@@ -111,7 +111,7 @@ tPXIMC_Status xrma_pximc_assert_event(struct xrma_pximc *px, uint32_t number)
 	if (partner)
 		ret = xrma_rintr_trigger(partner, NULL, 0);
 	else
-		ret = xrma_pximc_send_msg(link, XRMA_PXIMC_MSG_ASSERT, 0, NULL, 0, XRMA_PXIMC_CALL_MS);
+		ret = xrma_pximc_send_msg(link, XRMA_PXIMC_MSG_ASSERT, 0, false, NULL, 0, XRMA_PXIMC_CALL_MS);
 	/* A full queue means the flag is set already: that is the one-deep flag's answer. */
 	if (!ret || ret == -XRMA_EAGAIN)
 		return PXIMC_SUCCESS;
@@ -129,6 +129,23 @@ static unsigned xrma_pximc_take_event(struct xrma_pximc_session *s)
 	       !atomic_compare_exchange_weak(&s->event, &event, 0))
 		;
 	return event;
+}
+
+bool xrma_pximc_event_pending(struct xrma_pximc_session *s)
+{
+	unsigned expected = 0;
+
+	if (atomic_load(&s->event))
+		return true;
+	if (!s->intr || xrma_intr_wait(s->intr, 0, NULL, NULL))
+		return false;
+	/* A trigger nobody took yet: keep it as the flag (one-deep), and knock for a waiter. */
+	while (xrma_intr_wait(s->intr, 0, NULL, NULL) == 0)
+		;
+	atomic_compare_exchange_strong(&s->event, &expected, PXIMC_EVENT_ASSERTED);
+	if (s->local_waiting && s->wake)
+		(void)xrma_rintr_trigger(s->wake, NULL, 0);
+	return true;
 }
 
 /* Milliseconds left until deadline, as the core's int timeout (-1: for ever). */

@@ -44,6 +44,7 @@ struct xrma_pximc_session {
 	uint32_t protocol;
 	uint64_t min_local, max_local, min_remote, max_remote;  /* as requested */
 	uint32_t uid;            /* windowID (posted uid; a client's is its server's) */
+	uint32_t partner_uid;    /* the partner's posted window id once paired (0: none) */
 	bool posted;             /* listed by the remote findWindows */
 	uint32_t data_len;
 	uint8_t data[XRMA_PXIMC_DATA_MAX];
@@ -178,8 +179,10 @@ struct xrma_pximc_pair_reply {
 	uint64_t owner_intr;     /* the interrupt the requester's assertEvent triggers */
 };
 
-/* The link's first message, from the requester: its window and that window's bus address. */
+/* The link's first message, from the requester: its window, that window's bus address and
+ * its posted uid (0 for a client), which the owner keeps as its partner's window id. */
 struct xrma_pximc_segid {
+	uint32_t uid, pad;
 	uint64_t seg_id;
 	uint64_t bus;
 	uint64_t intr;
@@ -198,17 +201,27 @@ uint64_t xrma_pximc_window_bus(struct xrma_seg *seg);
 int xrma_pximc_call(struct xrma_pximc *px, uint32_t node, uint32_t type, uint32_t arg,
 		    const void *req, uint32_t req_len, struct xrma_pximc_hdr *reply_hdr,
 		    void *reply, uint32_t reply_max, struct xrma_conn **keep);
-int xrma_pximc_send_msg(struct xrma_conn *conn, uint32_t type, uint32_t arg, const void *payload,
-			uint32_t len, int timeout_ms);
+/*
+ * Messages are little-endian on the wire whatever the host: send_msg converts the header and,
+ * by (type, reply), the payload; receivers call xrma_pximc_hdr_wire on the header and
+ * xrma_pximc_wire on the payload. Both conversions are their own inverse.
+ */
+void xrma_pximc_hdr_wire(struct xrma_pximc_hdr *hdr);
+void xrma_pximc_wire(uint32_t type, bool reply, void *payload, size_t len);
+int xrma_pximc_send_msg(struct xrma_conn *conn, uint32_t type, uint32_t arg, bool reply,
+			const void *payload, uint32_t len, int timeout_ms);
 int xrma_pximc_recv_full(struct xrma_conn *conn, void *buf, size_t len, int timeout_ms);
 void xrma_pximc_serve(struct xrma_pximc *px, struct xrma_conn *conn);
+
+/* pximc_session.c: is s's event flag set (a trigger not yet taken becomes the flag)? Under lock. */
+bool xrma_pximc_event_pending(struct xrma_pximc_session *s);
 
 /* pximc_pairing.c */
 void xrma_pximc_pair_sizes(const struct xrma_pximc_pair_req *req, const struct xrma_pximc_session *w,
 			   uint64_t limit, bool *ok, uint64_t *owner_local, uint64_t *owner_remote);
 void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint32_t node,
 			    const struct xrma_pximc_pair_req *req);
-void xrma_pximc_window_info(const struct xrma_pximc_session *s, struct xrma_pximc_window_info *info);
+void xrma_pximc_window_info(struct xrma_pximc_session *s, struct xrma_pximc_window_info *info);
 void xrma_pximc_link_input(struct xrma_pximc *px, struct xrma_pximc_session *s);
 void xrma_pximc_session_free_resources(struct xrma_pximc *px, struct xrma_pximc_session *s);
 

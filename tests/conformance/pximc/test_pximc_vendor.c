@@ -657,6 +657,77 @@ static void test_blocked_waiter_wakes_on_assert(void **state)
 	assert_px(PXIMC_closeWindow(server), PXIMC_SUCCESS);
 }
 
+/* B's view of A's server window 1587: the remote (A's) and local (B's client) bits. */
+static uint32_t event_status_from_b(void)
+{
+	uint32_t u32 = 0xFFu, actual = 0;
+
+	xrma_pximc_use(pp.b);
+	assert_px(PXIMC_queryWindowInformation(pp.if_ba, 1587, PXIMC_U32_SESSION_EVENT_STATUS, 4,
+					       &u32, &actual),
+		  PXIMC_SUCCESS);
+	return u32;
+}
+
+static void test_session_event_status_has_both_sides(void **state)
+{
+	const uint32_t remote_pending = PXIMC_WINDOW_REMOTE_EVENT_PENDING;
+	const uint32_t local_pending = PXIMC_WINDOW_LOCAL_EVENT_PENDING;
+	struct waiter_arg w = { 0 };
+	uint32_t server, client, reason = 0, status = 0;
+	struct mapping m;
+	pthread_t t;
+
+	(void)state;
+	server = post_server(1587, 0x1000, 0);
+	client = connect_client(1587, 0x1000, 0);
+	wait_paired(pp.a, server, &m);
+	assert_int_equal(event_status_from_b(), 0);
+	assert_px(PXIMC_assertEvent(client), PXIMC_SUCCESS);
+	assert_int_equal(event_status_from_b(), remote_pending);
+	xrma_pximc_use(pp.a);
+	assert_px(PXIMC_assertEvent(server), PXIMC_SUCCESS);
+	assert_int_equal(event_status_from_b(), remote_pending | local_pending);
+	/* Looking does not consume: each side still gets its event. */
+	xrma_pximc_use(pp.a);
+	assert_px(PXIMC_waitForSessionEvent(server, 0, &reason), PXIMC_SUCCESS);
+	assert_int_equal(reason, PXIMC_EVENT_ASSERTED);
+	assert_int_equal(event_status_from_b(), local_pending);
+	assert_px(PXIMC_waitForSessionEvent(client, 0, &reason), PXIMC_SUCCESS);
+	assert_int_equal(reason, PXIMC_EVENT_ASSERTED);
+	assert_int_equal(event_status_from_b(), 0);
+	/* A thread of B blocked on its client is a local waiter; of A on its server, a remote one. */
+	w.px = pp.b;
+	w.session = client;
+	assert_int_equal(pthread_create(&t, NULL, waiter_thread, &w), 0);
+	for (int i = 0; i < 100000 && status != PXIMC_WINDOW_LOCAL_SESSION_WAITING; i++) {
+		status = event_status_from_b();
+		if (status != PXIMC_WINDOW_LOCAL_SESSION_WAITING)
+			sched_yield();
+	}
+	assert_int_equal(status, PXIMC_WINDOW_LOCAL_SESSION_WAITING);
+	xrma_pximc_use(pp.a);
+	assert_px(PXIMC_assertEvent(server), PXIMC_SUCCESS);
+	assert_int_equal(fixture_join(t, FIXTURE_TIMEOUT_MS, NULL), 0);
+	assert_px(w.status, PXIMC_SUCCESS);
+	assert_int_equal(w.reason, PXIMC_EVENT_ASSERTED);
+	w = (struct waiter_arg){ .px = pp.a, .session = server };
+	assert_int_equal(pthread_create(&t, NULL, waiter_thread, &w), 0);
+	status = 0;
+	for (int i = 0; i < 100000 && status != PXIMC_WINDOW_REMOTE_SESSION_WAITING; i++) {
+		status = event_status_from_b();
+		if (status != PXIMC_WINDOW_REMOTE_SESSION_WAITING)
+			sched_yield();
+	}
+	assert_int_equal(status, PXIMC_WINDOW_REMOTE_SESSION_WAITING);
+	assert_px(PXIMC_assertEvent(client), PXIMC_SUCCESS);
+	assert_int_equal(fixture_join(t, FIXTURE_TIMEOUT_MS, NULL), 0);
+	assert_px(w.status, PXIMC_SUCCESS);
+	assert_px(PXIMC_closeWindow(client), PXIMC_SUCCESS);
+	xrma_pximc_use(pp.a);
+	assert_px(PXIMC_closeWindow(server), PXIMC_SUCCESS);
+}
+
 static void test_cleanup_closes_every_session(void **state)
 {
 	uint32_t servers[3], clients[3], reason = 0, ids[4], actual;
@@ -883,6 +954,7 @@ int main(void)
 		T(test_peer_posted_first_pairs_with_later_peer),
 		T(test_session_calls_follow_the_state),
 		T(test_blocked_waiter_wakes_on_assert),
+		T(test_session_event_status_has_both_sides),
 		T(test_cleanup_closes_every_session),
 		T(test_physical_requests),
 		T(test_node_without_pximc_is_a_down_interface),
