@@ -138,6 +138,11 @@ int xrma_pximc_link_watch(struct xrma_pximc *px, struct xrma_pximc_session *s)
 
 	if (fd < 0)
 		return fd;
+	/* The partner's link events reach us through the windows it shares with us. */
+	if (s->remote_rseg)
+		(void)xrma_rseg_set_callback(s->remote_rseg, xrma_pximc_window_event, px);
+	if (s->local_seg)
+		(void)xrma_seg_set_callback(s->local_seg, xrma_pximc_window_event, px);
 	return epoll_ctl(px->epfd, EPOLL_CTL_ADD, fd, &ev) ? -XRMA_ENOMEM : 0;
 }
 

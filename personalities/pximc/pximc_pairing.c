@@ -191,6 +191,8 @@ static void xrma_pximc_import_partner(struct xrma_pximc *px, struct xrma_pximc_s
 		if (!ret)
 			ret = xrma_rseg_map(s->remote_rseg, 0, (size_t)s->remote_size,
 					    XRMA_MAP_READ | XRMA_MAP_WRITE, &s->remote_addr);
+		if (!ret)
+			(void)xrma_rseg_set_callback(s->remote_rseg, xrma_pximc_window_event, px);
 	} else if (s->remote_size) {
 		ret = -XRMA_EPROTO;
 	}

@@ -115,8 +115,12 @@ int xrma_pximc_call(struct xrma_pximc *px, uint32_t node, uint32_t type, uint32_
 		    void *reply, uint32_t reply_max, struct xrma_conn **keep)
 {
 	struct xrma_conn *conn;
-	int ret = xrma_conn_open(px->ctx, 0, &conn);
+	int ret;
 
+	/* Control messages would still pass; the interface is down all the same. */
+	if (!xrma_pximc_link_up(px, node))
+		return -XRMA_ENETDOWN;
+	ret = xrma_conn_open(px->ctx, 0, &conn);
 	if (ret)
 		return ret;
 	ret = xrma_conn_connect(conn, node, XRMA_PXIMC_PORT, XRMA_PXIMC_CALL_MS);

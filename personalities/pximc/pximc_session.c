@@ -89,6 +89,7 @@ tPXIMC_Status xrma_pximc_assert_event(struct xrma_pximc *px, uint32_t number)
 	struct xrma_pximc_session *s;
 	struct xrma_rintr *partner;
 	struct xrma_conn *link;
+	uint32_t node;
 	int ret;
 
 	s = xrma_pximc_session_lock(px, number);
@@ -104,7 +105,14 @@ tPXIMC_Status xrma_pximc_assert_event(struct xrma_pximc *px, uint32_t number)
 	}
 	partner = s->partner_intr;
 	link = s->link;
+	node = s->node;
 	pthread_mutex_unlock(&px->lock);
+	if (!xrma_pximc_link_up(px, node)) {
+		pthread_mutex_lock(&px->lock);
+		xrma_pximc_iface_link(px, node, false);
+		pthread_mutex_unlock(&px->lock);
+		return PXIMC_INTERFACE_DOWN;
+	}
 	/* Stores to the remote window must be visible before the event (3.3.4.1-R1). */
 	atomic_thread_fence(memory_order_seq_cst);
 	/* The partner's interrupt once we know it; until then (owner still pairing) the link. */
@@ -160,6 +168,25 @@ static int xrma_pximc_left_ms(uint64_t deadline)
 	return deadline - now > INT32_MAX ? INT32_MAX : (int)(deadline - now);
 }
 
+/* A blocked wait looks at the link this often: no core event tells us our own went down. */
+#define XRMA_PXIMC_LINK_POLL_MS 100
+
+static int xrma_pximc_slice_ms(uint64_t deadline)
+{
+	int left = xrma_pximc_left_ms(deadline);
+
+	return left < 0 || left > XRMA_PXIMC_LINK_POLL_MS ? XRMA_PXIMC_LINK_POLL_MS : left;
+}
+
+static void xrma_pximc_session_watch_link(struct xrma_pximc *px, uint32_t node)
+{
+	bool up = xrma_pximc_link_up(px, node);
+
+	pthread_mutex_lock(&px->lock);
+	xrma_pximc_iface_link(px, node, up);
+	pthread_mutex_unlock(&px->lock);
+}
+
 tPXIMC_Status xrma_pximc_wait_session_event(struct xrma_pximc *px, uint32_t number,
 					    uint32_t timeout_ms, uint32_t *reason)
 {
@@ -190,8 +217,13 @@ tPXIMC_Status xrma_pximc_wait_session_event(struct xrma_pximc *px, uint32_t numb
 	 * came over the link while pairing) also knock on it. The session stays allocated while
 	 * we count as a waiter, so its flag is safe to read without the lock.
 	 */
-	event = xrma_pximc_take_event(s);
-	ret = event ? 0 : xrma_intr_wait(intr, xrma_pximc_left_ms(deadline), NULL, NULL);
+	for (;;) {
+		event = xrma_pximc_take_event(s);
+		ret = event ? 0 : xrma_intr_wait(intr, xrma_pximc_slice_ms(deadline), NULL, NULL);
+		if (ret != -XRMA_ETIMEDOUT || !xrma_pximc_left_ms(deadline))
+			break;
+		xrma_pximc_session_watch_link(px, s->node);
+	}
 	if (!ret) {
 		/* One-deep: triggers that piled up while nobody waited are this one event. */
 		while (xrma_intr_wait(intr, 0, NULL, NULL) == 0)

@@ -74,6 +74,7 @@ struct xrma_pximc_iface {
 	uint32_t node;
 	uint32_t latch;          /* PXIMC_EVENT_* bits not yet reported */
 	uint32_t state;          /* last PXIMC_STATE_* seen */
+	bool link_down;          /* the modelled link to node (or ours) is down */
 	bool subscribed;         /* we told that node to send us window notices */
 };
 
@@ -127,6 +128,13 @@ int xrma_pximc_iface_node(struct xrma_pximc *px, uint32_t interface_id, uint32_t
 struct xrma_pximc_iface *xrma_pximc_iface_get(struct xrma_pximc *px, uint32_t node);
 void xrma_pximc_notice_windows(struct xrma_pximc *px, uint32_t node);
 void xrma_pximc_subscriber_add(struct xrma_pximc *px, uint32_t node);
+/* Is the link between us and node up (both ends; providers without a link model: yes)? */
+bool xrma_pximc_link_up(struct xrma_pximc *px, uint32_t node);
+/* The link to node went down or came back: interface latch and state, and INTERFACE_DOWN
+ * for every session on node. Under lock. */
+void xrma_pximc_iface_link(struct xrma_pximc *px, uint32_t node, bool up);
+/* Core event callback of session windows (arg: the instance): link events of the partner. */
+void xrma_pximc_window_event(void *arg, const struct xrma_event *event);
 
 /* pximc_protocol.c: the control messages between instances. */
 enum xrma_pximc_msg {
