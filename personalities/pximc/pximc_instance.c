@@ -377,6 +377,7 @@ XRMA_PXIMC_EXPORT int xrma_pximc_close(struct xrma_pximc *px)
 		xrma_seg_unexport(px->zombies[i], XRMA_UNEXPORT_FORCE);
 		xrma_seg_close(px->zombies[i]);
 	}
+	xrma_pximc_device_memory_free(px);
 	xrma_conn_close(px->listener);
 	close(px->wake_fd);
 	close(px->epfd);

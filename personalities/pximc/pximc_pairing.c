@@ -100,6 +100,26 @@ static int xrma_pximc_window_alloc(struct xrma_pximc *px, uint64_t len, struct x
 	return ret;
 }
 
+/*
+ * The owner's local window for a pairing: a new exported segment, or for a physical server
+ * the device memory it names (which it does not own). Fills the reply's window fields.
+ */
+static int xrma_pximc_owner_window(struct xrma_pximc *px, struct xrma_pximc_session *w,
+				   uint64_t len, struct xrma_pximc_pair_reply *reply)
+{
+	int ret;
+
+	if (w->loc_type == PXIMC_LOCATION_PHYSICAL) {
+		reply->owner_seg_id = w->phys_seg_id;
+		reply->owner_offset = w->phys_offset;
+		reply->owner_bus = w->phys_address;
+		return 0;
+	}
+	ret = xrma_pximc_window_alloc(px, len, &w->local_seg, &w->local_addr, &reply->owner_seg_id);
+	reply->owner_bus = xrma_pximc_window_bus(w->local_seg);
+	return ret;
+}
+
 /* The owner's answer to a pair request (service thread). Keeps conn as the link on success. */
 void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint32_t node,
 			    const struct xrma_pximc_pair_req *req)
@@ -127,8 +147,7 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 		else
 			chosen = w;
 	}
-	if (chosen && !xrma_pximc_window_alloc(px, local, &chosen->local_seg, &chosen->local_addr,
-					       &reply.owner_seg_id) &&
+	if (chosen && !xrma_pximc_owner_window(px, chosen, local, &reply) &&
 	    !xrma_pximc_events_open(px, chosen, &reply.owner_intr)) {
 		chosen->state = XRMA_PXIMC_PAIRING;
 		chosen->local_size = local;
@@ -137,7 +156,6 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 		reply.uid = chosen->uid;
 		reply.owner_local = local;
 		reply.owner_remote = remote;
-		reply.owner_bus = xrma_pximc_window_bus(chosen->local_seg);
 		result = XRMA_PXIMC_PAIR_OK;
 	} else if (chosen) {
 		xrma_pximc_session_free_resources(px, chosen);

@@ -52,7 +52,7 @@ void xrma_pximc_wire(uint32_t type, bool reply, void *payload, size_t len)
 		xrma_pximc_wire_words(payload, len, reply ? 8 : 1, reply ? 4 : 0);
 		break;
 	case XRMA_PXIMC_MSG_PAIR:
-		xrma_pximc_wire_words(payload, len, reply ? 2 : 4, reply ? 5 : 4);
+		xrma_pximc_wire_words(payload, len, reply ? 2 : 4, reply ? 6 : 4);
 		break;
 	case XRMA_PXIMC_MSG_SEGID:
 		xrma_pximc_wire_words(payload, len, 2, 3);

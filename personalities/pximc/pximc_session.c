@@ -54,6 +54,18 @@ tPXIMC_Status xrma_pximc_wait_connection(struct xrma_pximc *px, uint32_t number,
 			status = PXIMC_INVALID_SESSION;
 			break;
 		}
+		if (s->state == XRMA_PXIMC_PAIRED && s->loc_type == PXIMC_LOCATION_PHYSICAL &&
+		    s->conn_type == PXIMC_CONNECTION_SERVER) {
+			/* It cannot reach either window: NULL and 0/0 (3.3.2.4.1-R8, A.2). */
+			if (remote_addr)
+				*remote_addr = NULL;
+			if (remote_size)
+				*remote_size = 0;
+			*local_addr = NULL;
+			*local_size = 0;
+			status = PXIMC_SUCCESS;
+			break;
+		}
 		if (s->state == XRMA_PXIMC_PAIRED) {
 			if (remote_addr)
 				*remote_addr = s->remote_size ? s->remote_addr : NULL;

@@ -68,6 +68,19 @@ struct xrma_pximc_session {
 	bool local_waiting;
 	uint32_t device_access[8][2];  /* (bdf, mode) pairs from enableDeviceAccess */
 	unsigned device_count;
+	/* A physical server: the device memory segment and offset its physicalAddress names. */
+	uint64_t phys_seg_id;
+	uint64_t phys_offset;
+	uint64_t phys_address;
+};
+
+/* Device memory of an instance (xrma_pximc_device_memory): what physical servers expose. */
+struct xrma_pximc_devmem {
+	struct xrma_seg *seg;
+	uint64_t seg_id;
+	uint64_t bus;
+	size_t len;
+	void *addr;
 };
 
 struct xrma_pximc_iface {
@@ -102,6 +115,8 @@ struct xrma_pximc {
 	size_t notice_count, notice_cap;
 	struct xrma_seg **zombies;  /* closed sessions' windows still imported by the partner */
 	size_t zombie_count, zombie_cap;
+	struct xrma_pximc_devmem *devmem;
+	size_t devmem_count, devmem_cap;
 };
 
 /* pximc_errors.c: the one table from core codes to PXImc status. */
@@ -185,6 +200,7 @@ struct xrma_pximc_pair_reply {
 	uint64_t owner_seg_id;
 	uint64_t owner_bus;      /* UINT64_MAX: no modelled bus address */
 	uint64_t owner_intr;     /* the interrupt the requester's assertEvent triggers */
+	uint64_t owner_offset;   /* where the window starts in owner_seg_id (physical servers) */
 };
 
 /* The link's first message, from the requester: its window, that window's bus address and
@@ -223,6 +239,12 @@ void xrma_pximc_serve(struct xrma_pximc *px, struct xrma_conn *conn);
 
 /* pximc_session.c: is s's event flag set (a trigger not yet taken becomes the flag)? Under lock. */
 bool xrma_pximc_event_pending(struct xrma_pximc_session *s);
+
+/* pximc_physical.c: the device memory holding [address, address + size) goes into s's
+ * phys_* fields; PHY_RESOURCE_NOT_AVAILABLE when none does. Under lock. */
+tPXIMC_Status xrma_pximc_physical_range(struct xrma_pximc *px, uint64_t address, uint64_t size,
+					struct xrma_pximc_session *s);
+void xrma_pximc_device_memory_free(struct xrma_pximc *px);
 
 /* pximc_pairing.c */
 void xrma_pximc_pair_sizes(const struct xrma_pximc_pair_req *req, const struct xrma_pximc_session *w,
