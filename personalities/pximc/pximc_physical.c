@@ -17,8 +17,13 @@ XRMA_PXIMC_EXPORT int xrma_pximc_device_memory(struct xrma_pximc *px, size_t len
 	struct xrma_ctx_info info;
 	int ret;
 
-	if (!px || !bus || !addr || !len)
+	tPXIMC_Status status = PXIMC_SUCCESS;
+
+	if (!bus || !addr || !len)
 		return -XRMA_EINVAL;
+	/* NULL: the calling thread's instance, the one its PXIMC_* calls use. */
+	if (!px && !(px = xrma_pximc_current(&status)))
+		return -XRMA_ENODEV;
 	ret = xrma_ctx_query(px->ctx, &info);
 	if (ret)
 		return ret;

@@ -930,7 +930,8 @@ static void test_physical_server_exposes_device_memory(void **state)
 		assert_int_equal(xrma_pximc_device_memory(pp.a, 0x2000, &bus, &dev), -XRMA_ENOTSUP);
 		skip();
 	}
-	assert_int_equal(xrma_pximc_device_memory(NULL, 0x2000, &bus, &dev), -XRMA_EINVAL);
+	assert_int_equal(xrma_pximc_device_memory(pp.a, 0x2000, NULL, &dev), -XRMA_EINVAL);
+	assert_int_equal(xrma_pximc_device_memory(pp.a, 0, &bus, &dev), -XRMA_EINVAL);
 	assert_int_equal(xrma_pximc_device_memory(pp.a, 0x2001, &bus, &dev), -XRMA_EINVAL);
 	assert_int_equal(xrma_pximc_device_memory(pp.a, 0x2000, &bus, &dev), 0);
 	assert_true(bus != 0 && dev != NULL);
