@@ -902,7 +902,7 @@ static void test_physical_requests(void **state)
 	assert_px(PXIMC_requestWindowPhysicalAsServer(pp.if_ab, 1, 0x1000, 0, 0xF0000000u, NULL,
 						      1025, &session),
 		  PXIMC_INVALID_ARGUMENT);
-	/* No provider exposes local physical ranges yet (docs/pximc.md). */
+	/* No device memory covers this address (docs/pximc.md, "Physical windows"). */
 	assert_px(PXIMC_requestWindowPhysicalAsServer(pp.if_ab, 1, 0x1000, 0, 0xF0000000u, NULL, 0,
 						      &session),
 		  PXIMC_PHY_RESOURCE_NOT_AVAILABLE);
