@@ -581,7 +581,8 @@ static void test_sequences_report_peer_loss(void **state)
 
 static void test_register_user_memory(void **state)
 {
-	static uint8_t buffer[8192];
+	/* Page aligned: providers that re-back registered memory need whole pages. */
+	static uint8_t buffer[8192] __attribute__((aligned(4096)));
 	sci_local_segment_t seg, named;
 	sci_remote_segment_t r;
 	sci_map_t map;
