@@ -79,6 +79,23 @@ static inline sci_error_t xrma_sisci_set(sci_error_t *error, sci_error_t code)
 	return code;
 }
 
+/*
+ * A full memory barrier: earlier stores to mappings are visible before later
+ * ones (SCIStoreBarrier, SCICheckSequence). TSan cannot model a bare fence, so
+ * there a sequentially consistent read-modify-write stands in (also a full
+ * barrier on every CPU we run on).
+ */
+static inline void xrma_sisci_barrier(void)
+{
+#if defined(__SANITIZE_THREAD__)
+	static int word;
+
+	(void)__atomic_fetch_add(&word, 0, __ATOMIC_SEQ_CST);
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
 /* Flags: ILLEGAL_FLAG outside accepted, FLAG_NOT_IMPLEMENTED inside unimplemented. */
 sci_error_t xrma_sisci_flags(unsigned int flags, unsigned int accepted, unsigned int unimplemented);
 

@@ -76,7 +76,7 @@ static bool map_healthy(struct xrma_sisci_map *m)
 
 static sci_error_t copy_result(struct xrma_sisci_map *src, struct xrma_sisci_map *dst)
 {
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	xrma_sisci_barrier();
 	return map_healthy(src) && map_healthy(dst) ? SCI_ERR_OK : SCI_ERR_TRANSFER_FAILED;
 }
 

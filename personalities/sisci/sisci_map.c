@@ -193,7 +193,7 @@ static sci_error_t pio_copy(void *mem, sci_map_t map, size_t offset, size_t size
 			memcpy(mem, (char *)m->addr + offset, size);
 		else
 			memcpy((char *)m->addr + offset, mem, size);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		xrma_sisci_barrier();
 	}
 	if (err == SCI_ERR_OK && (flags & SCI_FLAG_ERROR_CHECK) && m->rseg) {
 		unsigned long faults;
@@ -230,7 +230,7 @@ void SCIMemWrite(void *memAddr, volatile void *remoteAddr, size_t size, unsigned
 		err = SCI_ERR_ILLEGAL_ADDRESS;
 	if (err == SCI_ERR_OK) {
 		memcpy((void *)remoteAddr, memAddr, size);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		xrma_sisci_barrier();
 	}
 	xrma_sisci_set(error, err);
 }
@@ -251,7 +251,7 @@ void SCICacheSync(sci_map_t map, void *addr, size_t length, unsigned int flags, 
 		err = SCI_ERR_OUT_OF_RANGE;
 	/* Every provider's memory is cache coherent: ordering is all there is to do. */
 	if (err == SCI_ERR_OK)
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		xrma_sisci_barrier();
 	xrma_sisci_obj_put(&m->obj);
 	xrma_sisci_set(error, err);
 }

@@ -137,7 +137,7 @@ sci_sequence_status_t SCICheckSequence(sci_sequence_t sequence, unsigned int fla
 		/* Default: earlier stores are visible before the verdict. */
 		if ((flags & (SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER)) !=
 		    (SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER))
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			xrma_sisci_barrier();
 		status = seq_status(s, false, &err);
 	}
 	xrma_sisci_obj_put(&s->obj);
@@ -148,7 +148,7 @@ sci_sequence_status_t SCICheckSequence(sci_sequence_t sequence, unsigned int fla
 void SCIFlushReadBuffers(sci_sequence_t sequence)
 {
 	(void)sequence;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	xrma_sisci_barrier();
 }
 
 void SCIStoreBarrier(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
@@ -162,7 +162,7 @@ void SCIStoreBarrier(sci_sequence_t sequence, unsigned int flags, sci_error_t *e
 	}
 	err = xrma_sisci_flags(flags, SCI_FLAG_FLUSH_CPU_BUFFERS_ONLY, 0);
 	if (err == SCI_ERR_OK)
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		xrma_sisci_barrier();
 	xrma_sisci_obj_put(&s->obj);
 	xrma_sisci_set(error, err);
 }
@@ -172,5 +172,5 @@ void SCIFlush(sci_sequence_t sequence, unsigned int flags)
 	/* No error channel: a NULL sequence (Dolphin's NO_SEQUENCE) still fences. */
 	(void)sequence;
 	(void)flags;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	xrma_sisci_barrier();
 }
