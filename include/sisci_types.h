@@ -87,6 +87,11 @@ typedef int sci_callback_action_t;
 #define SISCI_CB_ARGS(args) ()
 #endif
 
+/* The parameter-less form is deliberate; keep -Wstrict-prototypes quiet about it. */
+#if defined(__GNUC__) && !defined(__cplusplus)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#endif
 typedef sci_callback_action_t (*sci_cb_local_segment_t)
 	SISCI_CB_ARGS((void *arg, sci_local_segment_t segment, sci_segment_cb_reason_t reason,
 		       unsigned int nodeId, unsigned int localAdapterNo, sci_error_t error));
@@ -102,6 +107,9 @@ typedef sci_callback_action_t (*sci_cb_block_transfer_t)
 typedef sci_callback_action_t (*sci_cb_data_interrupt_t)
 	SISCI_CB_ARGS((void *arg, sci_local_data_interrupt_t interrupt, void *data,
 		       unsigned int length, sci_error_t status));
+#if defined(__GNUC__) && !defined(__cplusplus)
+#pragma GCC diagnostic pop
+#endif
 
 struct sci_query_string {
 	char *str;
