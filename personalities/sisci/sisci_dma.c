@@ -288,8 +288,12 @@ static sci_error_t enqueue_locked(struct xrma_sisci_dmaq *dq, sci_local_segment_
 	return SCI_ERR_OK;
 }
 
+/*
+ * Start the entries. sync (SCI_FLAG_DMA_WAIT without callback): each runs in
+ * the calling thread (XRMA_RMA_SYNC) and the queue is final on return.
+ */
 static sci_error_t post_locked(struct xrma_sisci_dmaq *dq, sci_cb_dma_t callback, void *arg,
-			       bool use_callback)
+			       bool use_callback, bool sync)
 {
 	pthread_t thread;
 
@@ -316,7 +320,12 @@ static sci_error_t post_locked(struct xrma_sisci_dmaq *dq, sci_cb_dma_t callback
 		pthread_mutex_unlock(&e->rseg->lock);
 		ret = xrma_dmaq_post(dq->q, e->read ? XRMA_RMA_READ : XRMA_RMA_WRITE,
 				     &(struct xrma_iov){ seg, e->local_offset, e->size }, 1, rseg,
-				     e->remote_offset, e->size, i, 0);
+				     e->remote_offset, e->size, i, sync ? XRMA_RMA_SYNC : 0);
+		if (sync && !ret) {
+			dq->posted++;
+			dq->completed++;
+			continue;
+		}
 		if (ret) {
 			/* A peer lost since enqueue: the queue ends in ERROR, as a failed transfer would. */
 			dq->first_error = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
@@ -377,7 +386,7 @@ void SCIPostDMAQueue(sci_dma_queue_t dq, sci_cb_dma_t callback, void *callbackAr
 		err = SCI_ERR_ILLEGAL_PARAMETER;
 	if (err == SCI_ERR_OK) {
 		pthread_mutex_lock(&q->lock);
-		err = post_locked(q, callback, callbackArg, flags & SCI_FLAG_USE_CALLBACK);
+		err = post_locked(q, callback, callbackArg, flags & SCI_FLAG_USE_CALLBACK, false);
 		pthread_mutex_unlock(&q->lock);
 	}
 	xrma_sisci_obj_put(&q->obj);
@@ -541,11 +550,12 @@ static void start_transfer(sci_dma_queue_t dq, sci_local_segment_t local, sci_re
 				     vec[i].size, (flags | vec[i].flags) & SCI_FLAG_DMA_READ, q->capacity);
 	if (err != SCI_ERR_OK && q->state == SCI_DMAQUEUE_GATHER)
 		reset_locked(q); /* a refused vector leaves nothing behind */
-	if (err == SCI_ERR_OK)
-		err = post_locked(q, callback, arg, flags & SCI_FLAG_USE_CALLBACK);
-	if (err == SCI_ERR_OK && (flags & SCI_FLAG_DMA_WAIT) && !(flags & SCI_FLAG_USE_CALLBACK)) {
-		(void)drain_locked(q, NULL);
-		err = status_of_locked(q);
+	if (err == SCI_ERR_OK) {
+		bool sync = (flags & SCI_FLAG_DMA_WAIT) && !(flags & SCI_FLAG_USE_CALLBACK);
+
+		err = post_locked(q, callback, arg, flags & SCI_FLAG_USE_CALLBACK, sync);
+		if (err == SCI_ERR_OK && sync)
+			err = status_of_locked(q);
 	}
 	pthread_mutex_unlock(&q->lock);
 	xrma_sisci_obj_put(&q->obj);
