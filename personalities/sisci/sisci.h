@@ -114,14 +114,22 @@ struct xrma_sisci_node {
 	unsigned users;                 /* descriptors; under the node list lock */
 };
 
+#define XRMA_SISCI_ADAPTER_MAX 8
+
 struct xrma_sisci_desc {
 	struct xrma_sisci_obj obj;
-	struct xrma_sisci_node *node;   /* adapter 0 */
+	struct xrma_sisci_node *node;   /* adapter 0; fixed at open */
+	pthread_mutex_t lock;           /* guards adapters */
+	struct xrma_sisci_node *adapters[XRMA_SISCI_ADAPTER_MAX];  /* opened on first use */
 	unsigned children;              /* objects opened through sd; atomic */
 	unsigned int flags;
 };
 
-/* The node of adapter localAdapterNo of desc (only adapter 0 exists). */
+/*
+ * The node of adapter localAdapterNo of desc: 0 is the environment's node,
+ * 1..7 come from XRMA_SISCI_ADAPTER<n> (sisci_general.c). Local segments live
+ * on adapter 0.
+ */
 sci_error_t xrma_sisci_adapter(struct xrma_sisci_desc *desc, unsigned int adapter,
 			       struct xrma_sisci_node **node);
 void xrma_sisci_desc_child_add(struct xrma_sisci_desc *desc);

@@ -25,22 +25,68 @@ static struct {
 	struct xrma_sisci_node *head;
 } nodes = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static void node_key(char *key, size_t len)
+/*
+ * Adapter 0 is the node of the environment (XRMA_PROVIDER, XRMA_FABRIC,
+ * XRMA_NODE_ID, else the configuration file); adapter n (1..7) exists when
+ * XRMA_SISCI_ADAPTER<n> names its node as "NODE" or "PROVIDER:NODE", on the
+ * same fabric. false: no such adapter.
+ */
+static bool adapter_attr(unsigned int adapter, char *provider, size_t plen, uint32_t *node_id)
+{
+	char name[32];
+	const char *spec, *colon;
+	char *end;
+	unsigned long id;
+
+	provider[0] = '\0';
+	*node_id = XRMA_NODE_ANY;
+	if (adapter == 0)
+		return true;
+	if (adapter >= XRMA_SISCI_ADAPTER_MAX)
+		return false;
+	snprintf(name, sizeof(name), "XRMA_SISCI_ADAPTER%u", adapter);
+	spec = getenv(name);
+	if (!spec || !*spec)
+		return false;
+	colon = strchr(spec, ':');
+	if (colon) {
+		snprintf(provider, plen, "%.*s", (int)(colon - spec), spec);
+		spec = colon + 1;
+	}
+	id = strtoul(spec, &end, 0);
+	if (end == spec || *end || id > 0xffffffffUL)
+		return false;
+	*node_id = (uint32_t)id;
+	return true;
+}
+
+static void node_key(unsigned int adapter, char *key, size_t len)
 {
 	const char *p = getenv("XRMA_PROVIDER"), *f = getenv("XRMA_FABRIC"), *n = getenv("XRMA_NODE_ID");
+	char provider[XRMA_NAME_MAX];
+	uint32_t id;
 
+	if (adapter && adapter_attr(adapter, provider, sizeof(provider), &id)) {
+		snprintf(key, len, "%s/%s/#%u", provider, f ? f : "", id);
+		return;
+	}
 	snprintf(key, len, "%s/%s/%s", p ? p : "", f ? f : "", n ? n : "");
 }
 
-/* The node this process acts as now, opened or shared. */
-static sci_error_t node_acquire(struct xrma_sisci_node **out)
+/* The node of adapter as this process sees it now, opened or shared. */
+static sci_error_t node_acquire(unsigned int adapter, struct xrma_sisci_node **out)
 {
+	struct xrma_ctx_attr attr = { .node_id = XRMA_NODE_ANY };
+	char provider[XRMA_NAME_MAX];
 	struct xrma_ctx_info info;
 	struct xrma_sisci_node *n;
 	char key[sizeof(n->key)];
 	int ret;
 
-	node_key(key, sizeof(key));
+	if (!adapter_attr(adapter, provider, sizeof(provider), &attr.node_id))
+		return SCI_ERR_NO_SUCH_ADAPTERNO;
+	attr.provider = provider[0] ? provider : NULL;
+	node_key(adapter, key, sizeof(key));
 	pthread_mutex_lock(&nodes.lock);
 	for (n = nodes.head; n; n = n->next)
 		if (!strcmp(n->key, key))
@@ -56,7 +102,7 @@ static sci_error_t node_acquire(struct xrma_sisci_node **out)
 		pthread_mutex_unlock(&nodes.lock);
 		return SCI_ERR_NOSPC;
 	}
-	ret = xrma_ctx_open(NULL, &n->ctx);
+	ret = xrma_ctx_open(&attr, &n->ctx);
 	if (!ret)
 		ret = xrma_ctx_query(n->ctx, &info);
 	if (ret) {
@@ -109,7 +155,10 @@ static void desc_destroy(struct xrma_sisci_obj *obj)
 {
 	struct xrma_sisci_desc *d = (struct xrma_sisci_desc *)obj;
 
-	node_release(d->node);
+	for (unsigned int i = 0; i < XRMA_SISCI_ADAPTER_MAX; i++)
+		if (d->adapters[i])
+			node_release(d->adapters[i]);
+	pthread_mutex_destroy(&d->lock);
 	free(d);
 }
 
@@ -133,15 +182,18 @@ void SCIOpen(sci_desc_t *sd, unsigned int flags, sci_error_t *error)
 		return;
 	}
 	d->flags = flags;
-	err = node_acquire(&d->node);
+	err = node_acquire(0, &d->node);
 	if (err != SCI_ERR_OK) {
 		free(d);
 		xrma_sisci_set(error, err);
 		return;
 	}
+	d->adapters[0] = d->node;
+	pthread_mutex_init(&d->lock, NULL);
 	err = xrma_sisci_obj_publish(&d->obj, XRMA_SISCI_DESC, desc_destroy);
 	if (err != SCI_ERR_OK) {
 		node_release(d->node);
+		pthread_mutex_destroy(&d->lock);
 		free(d);
 		xrma_sisci_set(error, err);
 		return;
@@ -181,10 +233,17 @@ void xrma_sisci_desc_child_del(struct xrma_sisci_desc *desc)
 sci_error_t xrma_sisci_adapter(struct xrma_sisci_desc *desc, unsigned int adapter,
 			       struct xrma_sisci_node **node)
 {
-	if (adapter != 0)
+	sci_error_t err = SCI_ERR_OK;
+
+	if (adapter >= XRMA_SISCI_ADAPTER_MAX)
 		return SCI_ERR_NO_SUCH_ADAPTERNO;
-	*node = desc->node;
-	return SCI_ERR_OK;
+	/* Opened on first use and kept until SCIClose, so its objects keep their context. */
+	pthread_mutex_lock(&desc->lock);
+	if (!desc->adapters[adapter])
+		err = node_acquire(adapter, &desc->adapters[adapter]);
+	*node = desc->adapters[adapter];
+	pthread_mutex_unlock(&desc->lock);
+	return err;
 }
 
 /* ------------------------------------------------------------ SCIQuery */
@@ -233,14 +292,11 @@ static sci_error_t query_adapter(struct sci_query_adapter *q)
 	if (!q || !q->data)
 		return SCI_ERR_ILLEGAL_PARAMETER;
 	out = q->data;
-	if (q->localAdapterNo != 0) {
-		if (q->subcommand == SCI_Q_ADAPTER_CONFIGURED) {
-			*out = 0;
-			return SCI_ERR_OK;
-		}
-		return SCI_ERR_NO_SUCH_ADAPTERNO;
+	err = node_acquire(q->localAdapterNo, &node);
+	if (err == SCI_ERR_NO_SUCH_ADAPTERNO && q->subcommand == SCI_Q_ADAPTER_CONFIGURED) {
+		*out = 0;
+		return SCI_ERR_OK;
 	}
-	err = node_acquire(&node);
 	if (err != SCI_ERR_OK)
 		return err;
 	switch (q->subcommand) {

@@ -232,6 +232,9 @@ void SCIPrepareSegment(sci_local_segment_t segment, unsigned int localAdapterNo,
 	err = xrma_sisci_flags(flags, 0, 0);
 	if (err == SCI_ERR_OK)
 		err = xrma_sisci_adapter(l->desc, localAdapterNo, &node);
+	/* Segment memory lives in adapter 0's context; other adapters cannot export it. */
+	if (err == SCI_ERR_OK && node != l->node)
+		err = SCI_ERR_NOT_IMPLEMENTED;
 	if (err == SCI_ERR_OK) {
 		/* Memory is always pinned and shareable here: preparing is bookkeeping, idempotent. */
 		pthread_mutex_lock(&l->lock);
@@ -257,6 +260,9 @@ void SCISetSegmentAvailable(sci_local_segment_t segment, unsigned int localAdapt
 	err = xrma_sisci_flags(flags, 0, 0);
 	if (err == SCI_ERR_OK)
 		err = xrma_sisci_adapter(l->desc, localAdapterNo, &node);
+	/* Segment memory lives in adapter 0's context; other adapters cannot export it. */
+	if (err == SCI_ERR_OK && node != l->node)
+		err = SCI_ERR_NOT_IMPLEMENTED;
 	pthread_mutex_lock(&l->lock);
 	if (err == SCI_ERR_OK && (l->flags & SCI_FLAG_PRIVATE))
 		err = SCI_ERR_ILLEGAL_OPERATION;
@@ -291,6 +297,9 @@ void SCISetSegmentUnavailable(sci_local_segment_t segment, unsigned int localAda
 	err = xrma_sisci_flags(flags, SCI_FLAG_NOTIFY | SCI_FLAG_FORCE_DISCONNECT, 0);
 	if (err == SCI_ERR_OK)
 		err = xrma_sisci_adapter(l->desc, localAdapterNo, &node);
+	/* Segment memory lives in adapter 0's context; other adapters cannot export it. */
+	if (err == SCI_ERR_OK && node != l->node)
+		err = SCI_ERR_NOT_IMPLEMENTED;
 	if (flags & SCI_FLAG_NOTIFY)
 		core_flags |= XRMA_UNEXPORT_NOTIFY;
 	/* Both flags: importers are cut off; they see LOST (the stronger event). */

@@ -627,6 +627,44 @@ static void test_register_user_memory(void **state)
 	sisci_test_remove(named);
 }
 
+static void test_second_adapter_from_environment(void **state)
+{
+	sci_local_segment_t seg = sisci_test_segment(sd1, 60, 4096);
+	struct sci_query_adapter q;
+	sci_remote_segment_t r;
+	unsigned int id = 0, configured = 9, node, adapter;
+	sci_desc_t sd;
+	sci_error_t err;
+
+	(void)state;
+	setenv("XRMA_SISCI_ADAPTER1", "5", 1);
+	sd = sisci_test_open(2);
+	SCIGetLocalNodeId(1, &id, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_int_equal(id, 5);
+	q = (struct sci_query_adapter){ 2, SCI_Q_ADAPTER_CONFIGURED, &configured };
+	SCIQuery(SCI_Q_ADAPTER, &q, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_int_equal(configured, 0);
+	/* Through adapter 1 this process is node 5. */
+	SCIConnectSegment(sd, &r, 1, 60, 1, NULL, NULL, SISCI_TIMEOUT, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	(void)SCIWaitForLocalSegmentEvent(seg, &node, &adapter, SISCI_TIMEOUT, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_int_equal(node, 5);
+	SCIConnectSegment(sd, &r, 1, 60, 2, NULL, NULL, SISCI_TIMEOUT, 0, &err);
+	assert_sci(err, SCI_ERR_NO_SUCH_ADAPTERNO);
+	SCIPrepareSegment(seg, 1, 0, &err);
+	assert_sci(err, SCI_ERR_NOT_IMPLEMENTED);
+	SCIClose(sd, 0, &err);
+	assert_sci(err, SCI_ERR_BUSY);
+	SCIDisconnectSegment(r, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	sisci_test_close(sd);
+	unsetenv("XRMA_SISCI_ADAPTER1");
+	sisci_test_remove(seg);
+}
+
 #define T(f) cmocka_unit_test(f)
 
 int main(void)
@@ -645,6 +683,7 @@ int main(void)
 		T(test_maps_pio_and_busy_rules),
 		T(test_sequences_report_peer_loss),
 		T(test_register_user_memory),
+		T(test_second_adapter_from_environment),
 	};
 
 	sisci_test_fabric("sisci-seg");
