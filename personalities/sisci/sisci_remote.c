@@ -60,6 +60,9 @@ static int rseg_import(struct xrma_sisci_rseg *r)
 
 	ret = xrma_rseg_open(r->node->ctx, r->node_id, r->id, RSEG_ACCESS, 0,
 			     xrma_sisci_timeout(r->timeout), &rseg);
+	/* r is published already, so the owner's first events find it. */
+	if (!ret)
+		ret = xrma_rseg_set_callback(rseg, rseg_on_event, r->obj.handle);
 	if (!ret)
 		ret = xrma_rseg_size(rseg, &size);
 	if (ret && rseg) {
@@ -85,8 +88,6 @@ static void *connect_main(void *arg)
 		.status = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT),
 	};
 
-	if (!ret)
-		(void)xrma_rseg_set_callback(r->rseg, rseg_on_event, r->obj.handle);
 	rseg_deliver(r, &ev);
 	xrma_sisci_obj_put(&r->obj);
 	return NULL;
@@ -130,39 +131,34 @@ void SCIConnectSegment(sci_desc_t sd, sci_remote_segment_t *segment, unsigned in
 	pthread_mutex_init(&r->lock, NULL);
 	xrma_sisci_cond_init(&r->cond);
 	xrma_sisci_evq_init(&r->events, r->cb != NULL);
-	if (!async) {
-		ret = rseg_import(r);
-		if (ret) {
-			err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
-			rseg_destroy(&r->obj);
-			goto out;
-		}
-	}
 	err = xrma_sisci_obj_publish(&r->obj, XRMA_SISCI_RSEG, rseg_destroy);
 	if (err != SCI_ERR_OK) {
-		if (r->rseg)
-			(void)xrma_rseg_close(r->rseg);
 		rseg_destroy(&r->obj);
 		goto out;
 	}
 	xrma_sisci_desc_child_add(d);
-	if (async) {
+	if (!async) {
+		ret = rseg_import(r);
+		if (ret) {
+			/* Never handed out: the handle just goes stale. */
+			err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
+			xrma_sisci_obj_ref(&r->obj);
+			xrma_sisci_obj_kill(&r->obj);
+			xrma_sisci_obj_put(&r->obj);
+			xrma_sisci_desc_child_del(d);
+			goto out;
+		}
+	} else {
 		xrma_sisci_obj_ref(&r->obj); /* the connect thread's */
 		r->has_connector = true;
 		if (pthread_create(&r->connector, NULL, connect_main, r)) {
 			r->has_connector = false;
-			xrma_sisci_obj_put(&r->obj);
-			pthread_mutex_lock(&r->lock);
-			r->state = XRMA_SISCI_CONNECT_FAILED;
-			pthread_mutex_unlock(&r->lock);
 			err = SCI_ERR_NOSPC;
 			xrma_sisci_obj_kill(&r->obj);
-			xrma_sisci_desc_child_del(d);
 			xrma_sisci_obj_put(&r->obj);
+			xrma_sisci_desc_child_del(d);
 			goto out;
 		}
-	} else {
-		(void)xrma_rseg_set_callback(r->rseg, rseg_on_event, r->obj.handle);
 	}
 	*segment = r->obj.handle;
 out:
