@@ -256,6 +256,15 @@ void sb_ack(struct sb_node *n)
 	atomic_store_explicit(&ctrl(n->remote_mem)[SB_ACK], n->seq, memory_order_release);
 }
 
+void sb_serve_until(struct sb_node *n, uint64_t quit)
+{
+	uint64_t a0, a1;
+
+	while (sb_next_command(n, &a0, &a1) != quit)
+		sb_ack(n);
+	sb_ack(n);
+}
+
 void sb_await32(volatile uint32_t *word, uint32_t want, const char *me)
 {
 	volatile _Atomic uint32_t *w = (volatile _Atomic uint32_t *)word;

@@ -73,6 +73,9 @@ uint64_t sb_next_command(struct sb_node *n, uint64_t *arg0, uint64_t *arg1);
 /* Server: acknowledge the command just taken (the client may start). */
 void sb_ack(struct sb_node *n);
 
+/* Server with nothing to do but follow: acknowledge every command until quit. */
+void sb_serve_until(struct sb_node *n, uint64_t quit);
+
 /* Spin until *word == want (acquire); exits after a long stall. */
 void sb_await32(volatile uint32_t *word, uint32_t want, const char *me);
 

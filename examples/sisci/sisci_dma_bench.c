@@ -112,16 +112,13 @@ int main(int argc, char **argv)
 	struct sb_node n = { 0 };
 	struct dma_side a, b;
 	sci_dma_queue_t dq;
-	uint64_t x, y;
 	sci_error_t err;
 
 	sb_parse(argc, argv, &o, "DMA bandwidth, both directions, 64 B .. 16 MiB.\n");
 	bench_pin_thread(o.server ? 1 : 0);
 	sb_node_open(&n, &o);
 	if (o.server) {
-		while (sb_next_command(&n, &x, &y) != CMD_QUIT)
-			sb_ack(&n);
-		sb_ack(&n);
+		sb_serve_until(&n, CMD_QUIT);
 	} else {
 		if (!o.bench.csv)
 			printf("# sisci_dma_bench node %u <-> node %u\n", n.self, n.peer);

@@ -77,15 +77,12 @@ int main(int argc, char **argv)
 	struct sb_opts o = { .bench = { .iterations = 5000, .repetitions = 3, .max_size = 4u << 20 },
 			     .segment_id = SEGMENT_ID };
 	struct sb_node n = { 0 };
-	uint64_t x, y;
 
 	sb_parse(argc, argv, &o, "PIO store bandwidth (SCIMemCpy through a remote map).\n");
 	bench_pin_thread(o.server ? 1 : 0);
 	sb_node_open(&n, &o);
 	if (o.server) {
-		while (sb_next_command(&n, &x, &y) != CMD_QUIT)
-			sb_ack(&n);
-		sb_ack(&n);
+		sb_serve_until(&n, CMD_QUIT);
 	} else {
 		if (!o.bench.csv)
 			printf("# sisci_pio_bw node %u -> node %u\n", n.self, n.peer);

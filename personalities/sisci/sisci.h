@@ -133,6 +133,22 @@ struct xrma_sisci_desc {
 sci_error_t xrma_sisci_adapter(struct xrma_sisci_desc *desc, unsigned int adapter,
 			       struct xrma_sisci_node **node);
 void xrma_sisci_desc_child_add(struct xrma_sisci_desc *desc);
+
+struct xrma_sisci_open_args {
+	unsigned int flags, accepted, unimplemented;
+	bool args_ok;                   /* the caller's verdict on its other arguments */
+	unsigned int adapter;
+};
+
+/*
+ * The common start of a call that opens an object through sd: the descriptor,
+ * the flags (SCI_FLAG_BROADCAST is unimplemented without the capability), the
+ * caller's arguments and the adapter are checked, then size zeroed bytes
+ * allocated. On success *desc is referenced (the caller puts it) and *node
+ * set; on failure NULL, *err says why and nothing is held.
+ */
+void *xrma_sisci_open_begin(sci_desc_t sd, size_t size, const struct xrma_sisci_open_args *a,
+			    struct xrma_sisci_desc **desc, struct xrma_sisci_node **node, sci_error_t *err);
 void xrma_sisci_desc_child_del(struct xrma_sisci_desc *desc);
 
 /* ------------------------------------------------------------ events */

@@ -58,25 +58,22 @@ static void dmaq_destroy(struct xrma_sisci_obj *obj)
 void SCICreateDMAQueue(sci_desc_t sd, sci_dma_queue_t *dq, unsigned int localAdapterNo,
 		       unsigned int maxEntries, unsigned int flags, sci_error_t *error)
 {
-	struct xrma_sisci_desc *d = XRMA_SISCI_GET(sd, XRMA_SISCI_DESC, struct xrma_sisci_desc);
-	struct xrma_sisci_dmaq *q = NULL;
-	struct xrma_sisci_node *node = NULL;
+	const struct xrma_sisci_open_args args = {
+		.flags = flags,
+		.args_ok = dq && maxEntries && maxEntries <= 65536,
+		.adapter = localAdapterNo,
+	};
+	struct xrma_sisci_desc *d;
+	struct xrma_sisci_node *node;
+	struct xrma_sisci_dmaq *q;
 	sci_error_t err;
 	int ret;
 
-	if (!d) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+	q = xrma_sisci_open_begin(sd, sizeof(*q), &args, &d, &node, &err);
+	if (!q) {
+		xrma_sisci_set(error, err);
 		return;
 	}
-	err = xrma_sisci_flags(flags, 0, 0);
-	if (err == SCI_ERR_OK && (!dq || !maxEntries || maxEntries > 65536))
-		err = SCI_ERR_ILLEGAL_PARAMETER;
-	if (err == SCI_ERR_OK)
-		err = xrma_sisci_adapter(d, localAdapterNo, &node);
-	if (err == SCI_ERR_OK && !(q = calloc(1, sizeof(*q))))
-		err = SCI_ERR_NOSPC;
-	if (err != SCI_ERR_OK)
-		goto out;
 	q->desc = d;
 	q->node = node;
 	q->max_entries = maxEntries;
@@ -93,11 +90,10 @@ void SCICreateDMAQueue(sci_desc_t sd, sci_dma_queue_t *dq, unsigned int localAda
 		if (q->q)
 			(void)xrma_dmaq_close(q->q);
 		dmaq_destroy(&q->obj);
-		goto out;
+	} else {
+		xrma_sisci_desc_child_add(d);
+		*dq = q->obj.handle;
 	}
-	xrma_sisci_desc_child_add(d);
-	*dq = q->obj.handle;
-out:
 	xrma_sisci_obj_put(&d->obj);
 	xrma_sisci_set(error, err);
 }
@@ -426,68 +422,76 @@ sci_dma_queue_state_t SCIWaitForDMAQueue(sci_dma_queue_t dq, unsigned int timeou
 	return state;
 }
 
-void SCIAbortDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *error)
+/*
+ * The queue behind dq, locked, with flags checked and what has completed
+ * taken, so the state is current; NULL for a bad handle. *err: the flag check.
+ */
+static struct xrma_sisci_dmaq *dmaq_enter(sci_dma_queue_t dq, unsigned int flags, sci_error_t *err)
 {
 	struct xrma_sisci_dmaq *q = XRMA_SISCI_GET(dq, XRMA_SISCI_DMAQ, struct xrma_sisci_dmaq);
-	sci_error_t err;
 
-	if (!q) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
-		return;
-	}
-	err = xrma_sisci_flags(flags, 0, 0);
+	*err = SCI_ERR_ILLEGAL_PARAMETER;
+	if (!q)
+		return NULL;
+	*err = xrma_sisci_flags(flags, 0, 0);
 	pthread_mutex_lock(&q->lock);
-	if (err == SCI_ERR_OK && (q->state == SCI_DMAQUEUE_IDLE || q->state == SCI_DMAQUEUE_GATHER))
-		err = SCI_ERR_ILLEGAL_OPERATION;
-	if (err == SCI_ERR_OK && q->state == SCI_DMAQUEUE_POSTED) {
+	if (q->state == SCI_DMAQUEUE_POSTED)
 		poll_locked(q);
-		/* Lost the race: the queue finished first and keeps its final state. */
-		if (q->state == SCI_DMAQUEUE_POSTED) {
-			(void)xrma_dmaq_abort(q->q);
-			q->state = SCI_DMAQUEUE_ABORTED;
-			pthread_cond_broadcast(&q->cond);
-		}
-	}
+	return q;
+}
+
+static void dmaq_leave(struct xrma_sisci_dmaq *q, sci_error_t err, sci_error_t *error)
+{
 	pthread_mutex_unlock(&q->lock);
 	xrma_sisci_obj_put(&q->obj);
 	xrma_sisci_set(error, err);
+}
+
+void SCIAbortDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *error)
+{
+	sci_error_t err;
+	struct xrma_sisci_dmaq *q = dmaq_enter(dq, flags, &err);
+
+	if (!q) {
+		xrma_sisci_set(error, err);
+		return;
+	}
+	if (err == SCI_ERR_OK && (q->state == SCI_DMAQUEUE_IDLE || q->state == SCI_DMAQUEUE_GATHER))
+		err = SCI_ERR_ILLEGAL_OPERATION;
+	/* Still POSTED after the poll: abort; else the race was lost and the state stays. */
+	if (err == SCI_ERR_OK && q->state == SCI_DMAQUEUE_POSTED) {
+		(void)xrma_dmaq_abort(q->q);
+		q->state = SCI_DMAQUEUE_ABORTED;
+		pthread_cond_broadcast(&q->cond);
+	}
+	dmaq_leave(q, err, error);
 }
 
 void SCIResetDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *error)
 {
-	struct xrma_sisci_dmaq *q = XRMA_SISCI_GET(dq, XRMA_SISCI_DMAQ, struct xrma_sisci_dmaq);
 	sci_error_t err;
+	struct xrma_sisci_dmaq *q = dmaq_enter(dq, flags, &err);
 
 	if (!q) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		xrma_sisci_set(error, err);
 		return;
 	}
-	err = xrma_sisci_flags(flags, 0, 0);
-	pthread_mutex_lock(&q->lock);
-	if (err == SCI_ERR_OK && q->state == SCI_DMAQUEUE_POSTED)
-		poll_locked(q);
 	if (err == SCI_ERR_OK && q->state == SCI_DMAQUEUE_POSTED)
 		err = SCI_ERR_ILLEGAL_OPERATION;
 	if (err == SCI_ERR_OK)
 		reset_locked(q);
-	pthread_mutex_unlock(&q->lock);
-	xrma_sisci_obj_put(&q->obj);
-	xrma_sisci_set(error, err);
+	dmaq_leave(q, err, error);
 }
 
 void SCIRemoveDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *error)
 {
-	struct xrma_sisci_dmaq *q = XRMA_SISCI_GET(dq, XRMA_SISCI_DMAQ, struct xrma_sisci_dmaq);
 	sci_error_t err;
+	struct xrma_sisci_dmaq *q = dmaq_enter(dq, flags, &err);
 
 	if (!q) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		xrma_sisci_set(error, err);
 		return;
 	}
-	err = xrma_sisci_flags(flags, 0, 0);
-	pthread_mutex_lock(&q->lock);
-	if (err == SCI_ERR_OK && q->state == SCI_DMAQUEUE_POSTED)
-		poll_locked(q);
 	if (err == SCI_ERR_OK && (q->state == SCI_DMAQUEUE_GATHER || q->state == SCI_DMAQUEUE_POSTED))
 		err = SCI_ERR_ILLEGAL_OPERATION;
 	if (err == SCI_ERR_OK && xrma_sisci_obj_kill(&q->obj)) {
@@ -495,24 +499,19 @@ void SCIRemoveDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *erro
 		(void)xrma_dmaq_close(q->q);
 		xrma_sisci_desc_child_del(q->desc);
 	}
-	pthread_mutex_unlock(&q->lock);
-	xrma_sisci_obj_put(&q->obj);
-	xrma_sisci_set(error, err);
+	dmaq_leave(q, err, error);
 }
 
 sci_dma_queue_state_t SCIDMAQueueState(sci_dma_queue_t dq)
 {
-	struct xrma_sisci_dmaq *q = XRMA_SISCI_GET(dq, XRMA_SISCI_DMAQ, struct xrma_sisci_dmaq);
+	sci_error_t err;
+	struct xrma_sisci_dmaq *q = dmaq_enter(dq, 0, &err);
 	sci_dma_queue_state_t state;
 
 	if (!q)
 		return SCI_DMAQUEUE_ERROR;
-	pthread_mutex_lock(&q->lock);
-	if (q->state == SCI_DMAQUEUE_POSTED)
-		poll_locked(q);
 	state = q->state;
-	pthread_mutex_unlock(&q->lock);
-	xrma_sisci_obj_put(&q->obj);
+	dmaq_leave(q, SCI_ERR_OK, NULL);
 	return state;
 }
 

@@ -220,6 +220,34 @@ void SCIClose(sci_desc_t sd, unsigned int flags, sci_error_t *error)
 	xrma_sisci_set(error, err);
 }
 
+void *xrma_sisci_open_begin(sci_desc_t sd, size_t size, const struct xrma_sisci_open_args *a,
+			    struct xrma_sisci_desc **desc, struct xrma_sisci_node **node, sci_error_t *err)
+{
+	struct xrma_sisci_desc *d = XRMA_SISCI_GET(sd, XRMA_SISCI_DESC, struct xrma_sisci_desc);
+	unsigned int unimplemented = a->unimplemented;
+	void *obj = NULL;
+
+	if (!d) {
+		*err = SCI_ERR_ILLEGAL_PARAMETER;
+		return NULL;
+	}
+	if (!(d->node->caps.flags & XRMA_CAP_BROADCAST))
+		unimplemented |= SCI_FLAG_BROADCAST;
+	*err = xrma_sisci_flags(a->flags, a->accepted, unimplemented);
+	if (*err == SCI_ERR_OK && !a->args_ok)
+		*err = SCI_ERR_ILLEGAL_PARAMETER;
+	if (*err == SCI_ERR_OK)
+		*err = xrma_sisci_adapter(d, a->adapter, node);
+	if (*err == SCI_ERR_OK && !(obj = calloc(1, size)))
+		*err = SCI_ERR_NOSPC;
+	if (!obj) {
+		xrma_sisci_obj_put(&d->obj);
+		return NULL;
+	}
+	*desc = d;
+	return obj;
+}
+
 void xrma_sisci_desc_child_add(struct xrma_sisci_desc *desc)
 {
 	__atomic_add_fetch(&desc->children, 1, __ATOMIC_ACQ_REL);

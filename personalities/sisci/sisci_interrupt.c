@@ -74,28 +74,26 @@ static void intr_on_trigger(void *arg, const void *data, size_t len)
 static void create_intr(sci_desc_t sd, void **out, unsigned int adapter, unsigned int *number,
 			bool data, void (*cb)(void), void *cb_arg, unsigned int flags, sci_error_t *error)
 {
-	struct xrma_sisci_desc *d = XRMA_SISCI_GET(sd, XRMA_SISCI_DESC, struct xrma_sisci_desc);
-	unsigned int accepted = SCI_FLAG_USE_CALLBACK | SCI_FLAG_FIXED_INTNO |
-				(data ? SCI_FLAG_BROADCAST : SCI_FLAG_SHARED_INT);
-	struct xrma_sisci_lintr *i = NULL;
-	struct xrma_sisci_node *node = NULL;
+	const struct xrma_sisci_open_args args = {
+		.flags = flags,
+		.accepted = SCI_FLAG_USE_CALLBACK | SCI_FLAG_FIXED_INTNO |
+			    (data ? SCI_FLAG_BROADCAST : SCI_FLAG_SHARED_INT),
+		.unimplemented = SCI_FLAG_SHARED_INT,
+		.args_ok = out && number && (!(flags & SCI_FLAG_USE_CALLBACK) || cb),
+		.adapter = adapter,
+	};
+	struct xrma_sisci_desc *d;
+	struct xrma_sisci_node *node;
+	struct xrma_sisci_lintr *i;
 	uint64_t n;
 	sci_error_t err;
 	int ret;
 
-	if (!d) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+	i = xrma_sisci_open_begin(sd, sizeof(*i), &args, &d, &node, &err);
+	if (!i) {
+		xrma_sisci_set(error, err);
 		return;
 	}
-	err = xrma_sisci_flags(flags, accepted, SCI_FLAG_SHARED_INT | SCI_FLAG_BROADCAST);
-	if (err == SCI_ERR_OK && (!out || !number || ((flags & SCI_FLAG_USE_CALLBACK) && !cb)))
-		err = SCI_ERR_ILLEGAL_PARAMETER;
-	if (err == SCI_ERR_OK)
-		err = xrma_sisci_adapter(d, adapter, &node);
-	if (err == SCI_ERR_OK && !(i = calloc(1, sizeof(*i))))
-		err = SCI_ERR_NOSPC;
-	if (err != SCI_ERR_OK)
-		goto out;
 	i->desc = d;
 	i->data = data;
 	i->cb_arg = cb_arg;
@@ -114,14 +112,13 @@ static void create_intr(sci_desc_t sd, void **out, unsigned int adapter, unsigne
 		if (i->intr)
 			(void)xrma_intr_close(i->intr);
 		free(i);
-		goto out;
+	} else {
+		if (flags & SCI_FLAG_USE_CALLBACK)
+			(void)xrma_intr_set_callback(i->intr, intr_on_trigger, i->obj.handle);
+		xrma_sisci_desc_child_add(d);
+		*number = (unsigned int)n;
+		*out = i->obj.handle;
 	}
-	if (flags & SCI_FLAG_USE_CALLBACK)
-		(void)xrma_intr_set_callback(i->intr, intr_on_trigger, i->obj.handle);
-	xrma_sisci_desc_child_add(d);
-	*number = (unsigned int)n;
-	*out = i->obj.handle;
-out:
 	xrma_sisci_obj_put(&d->obj);
 	xrma_sisci_set(error, err);
 }
@@ -169,25 +166,23 @@ static void connect_intr(sci_desc_t sd, void **out, unsigned int nodeId, unsigne
 			 unsigned int number, unsigned int timeout, bool data, unsigned int flags,
 			 sci_error_t *error)
 {
-	struct xrma_sisci_desc *d = XRMA_SISCI_GET(sd, XRMA_SISCI_DESC, struct xrma_sisci_desc);
-	struct xrma_sisci_rintr *i = NULL;
-	struct xrma_sisci_node *node = NULL;
+	const struct xrma_sisci_open_args args = {
+		.flags = flags,
+		.accepted = data ? SCI_FLAG_BROADCAST : 0,
+		.args_ok = out != NULL,
+		.adapter = adapter,
+	};
+	struct xrma_sisci_desc *d;
+	struct xrma_sisci_node *node;
+	struct xrma_sisci_rintr *i;
 	sci_error_t err;
 	int ret;
 
-	if (!d) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+	i = xrma_sisci_open_begin(sd, sizeof(*i), &args, &d, &node, &err);
+	if (!i) {
+		xrma_sisci_set(error, err);
 		return;
 	}
-	err = xrma_sisci_flags(flags, data ? SCI_FLAG_BROADCAST : 0, SCI_FLAG_BROADCAST);
-	if (err == SCI_ERR_OK && !out)
-		err = SCI_ERR_ILLEGAL_PARAMETER;
-	if (err == SCI_ERR_OK)
-		err = xrma_sisci_adapter(d, adapter, &node);
-	if (err == SCI_ERR_OK && !(i = calloc(1, sizeof(*i))))
-		err = SCI_ERR_NOSPC;
-	if (err != SCI_ERR_OK)
-		goto out;
 	i->desc = d;
 	i->data = data;
 	ret = xrma_rintr_open(node->ctx, nodeId, number, xrma_sisci_timeout(timeout), &i->rintr);
@@ -198,11 +193,10 @@ static void connect_intr(sci_desc_t sd, void **out, unsigned int nodeId, unsigne
 		if (i->rintr)
 			(void)xrma_rintr_close(i->rintr);
 		free(i);
-		goto out;
+	} else {
+		xrma_sisci_desc_child_add(d);
+		*out = i->obj.handle;
 	}
-	xrma_sisci_desc_child_add(d);
-	*out = i->obj.handle;
-out:
 	xrma_sisci_obj_put(&d->obj);
 	xrma_sisci_set(error, err);
 }

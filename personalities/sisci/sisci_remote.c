@@ -98,28 +98,24 @@ void SCIConnectSegment(sci_desc_t sd, sci_remote_segment_t *segment, unsigned in
 		       sci_cb_remote_segment_t callback, void *callbackArg, unsigned int timeout,
 		       unsigned int flags, sci_error_t *error)
 {
-	struct xrma_sisci_desc *d = XRMA_SISCI_GET(sd, XRMA_SISCI_DESC, struct xrma_sisci_desc);
-	struct xrma_sisci_rseg *r = NULL;
-	struct xrma_sisci_node *node = NULL;
+	const struct xrma_sisci_open_args args = {
+		.flags = flags,
+		.accepted = SCI_FLAG_USE_CALLBACK | SCI_FLAG_ASYNCHRONOUS_CONNECT | SCI_FLAG_BROADCAST,
+		.args_ok = segment && (!(flags & SCI_FLAG_USE_CALLBACK) || callback),
+		.adapter = localAdapterNo,
+	};
 	bool async = flags & SCI_FLAG_ASYNCHRONOUS_CONNECT;
+	struct xrma_sisci_desc *d;
+	struct xrma_sisci_node *node;
+	struct xrma_sisci_rseg *r;
 	sci_error_t err;
 	int ret;
 
-	if (!d) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+	r = xrma_sisci_open_begin(sd, sizeof(*r), &args, &d, &node, &err);
+	if (!r) {
+		xrma_sisci_set(error, err);
 		return;
 	}
-	err = xrma_sisci_flags(flags,
-			       SCI_FLAG_USE_CALLBACK | SCI_FLAG_ASYNCHRONOUS_CONNECT | SCI_FLAG_BROADCAST,
-			       (d->node->caps.flags & XRMA_CAP_BROADCAST) ? 0 : SCI_FLAG_BROADCAST);
-	if (err == SCI_ERR_OK && (!segment || ((flags & SCI_FLAG_USE_CALLBACK) && !callback)))
-		err = SCI_ERR_ILLEGAL_PARAMETER;
-	if (err == SCI_ERR_OK)
-		err = xrma_sisci_adapter(d, localAdapterNo, &node);
-	if (err == SCI_ERR_OK && !(r = calloc(1, sizeof(*r))))
-		err = SCI_ERR_NOSPC;
-	if (err != SCI_ERR_OK)
-		goto out;
 	r->desc = d;
 	r->node = node;
 	r->node_id = nodeId;

@@ -61,29 +61,32 @@ void SCICreateSegment(sci_desc_t sd, sci_local_segment_t *segment, unsigned int 
 		      size_t size, sci_cb_local_segment_t callback, void *callbackArg,
 		      unsigned int flags, sci_error_t *error)
 {
-	struct xrma_sisci_desc *d = XRMA_SISCI_GET(sd, XRMA_SISCI_DESC, struct xrma_sisci_desc);
-	struct xrma_sisci_lseg *l = NULL;
+	const struct xrma_sisci_open_args args = {
+		.flags = flags,
+		.accepted = CREATE_FLAGS,
+		.args_ok = segment && size && (!(flags & SCI_FLAG_USE_CALLBACK) || callback),
+	};
 	uint64_t id = (flags & SCI_FLAG_AUTO_ID) ? XRMA_ID_ANY : segmentId;
 	struct xrma_seg *core = NULL;
+	struct xrma_sisci_desc *d;
+	struct xrma_sisci_node *node;
+	struct xrma_sisci_lseg *l;
 	sci_error_t err;
 	int ret;
 
-	if (!d) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+	l = xrma_sisci_open_begin(sd, sizeof(*l), &args, &d, &node, &err);
+	if (l && size > node->caps.max_seg_size) {
+		free(l);
+		xrma_sisci_obj_put(&d->obj);
+		l = NULL;
+		err = SCI_ERR_OUT_OF_RANGE;
+	}
+	if (!l) {
+		xrma_sisci_set(error, err);
 		return;
 	}
-	err = xrma_sisci_flags(flags, CREATE_FLAGS,
-			       (d->node->caps.flags & XRMA_CAP_BROADCAST) ? 0 : SCI_FLAG_BROADCAST);
-	if (err == SCI_ERR_OK && (!segment || !size || ((flags & SCI_FLAG_USE_CALLBACK) && !callback)))
-		err = SCI_ERR_ILLEGAL_PARAMETER;
-	if (err == SCI_ERR_OK && size > d->node->caps.max_seg_size)
-		err = SCI_ERR_OUT_OF_RANGE;
-	if (err == SCI_ERR_OK && !(l = calloc(1, sizeof(*l))))
-		err = SCI_ERR_NOSPC;
-	if (err != SCI_ERR_OK)
-		goto out;
 	l->desc = d;
-	l->node = d->node;
+	l->node = node;
 	l->flags = flags;
 	l->max_size = size;
 	l->cb = (flags & SCI_FLAG_USE_CALLBACK) ? callback : NULL;
@@ -218,23 +221,32 @@ void SCIRemoveSegment(sci_local_segment_t segment, unsigned int flags, sci_error
 	xrma_sisci_set(error, err);
 }
 
+/* The checks SCIPrepareSegment and SCISet/UnsetSegment[Un]Available share. */
+static sci_error_t adapter_check(struct xrma_sisci_lseg *l, unsigned int adapter, unsigned int flags,
+				 unsigned int accepted)
+{
+	struct xrma_sisci_node *node;
+	sci_error_t err = xrma_sisci_flags(flags, accepted, 0);
+
+	if (err == SCI_ERR_OK)
+		err = xrma_sisci_adapter(l->desc, adapter, &node);
+	/* Segment memory lives in adapter 0's context; other adapters cannot export it. */
+	if (err == SCI_ERR_OK && node != l->node)
+		err = SCI_ERR_NOT_IMPLEMENTED;
+	return err;
+}
+
 void SCIPrepareSegment(sci_local_segment_t segment, unsigned int localAdapterNo, unsigned int flags,
 		       sci_error_t *error)
 {
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
-	struct xrma_sisci_node *node;
 	sci_error_t err;
 
 	if (!l) {
 		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
 		return;
 	}
-	err = xrma_sisci_flags(flags, 0, 0);
-	if (err == SCI_ERR_OK)
-		err = xrma_sisci_adapter(l->desc, localAdapterNo, &node);
-	/* Segment memory lives in adapter 0's context; other adapters cannot export it. */
-	if (err == SCI_ERR_OK && node != l->node)
-		err = SCI_ERR_NOT_IMPLEMENTED;
+	err = adapter_check(l, localAdapterNo, flags, 0);
 	if (err == SCI_ERR_OK) {
 		/* Memory is always pinned and shareable here: preparing is bookkeeping, idempotent. */
 		pthread_mutex_lock(&l->lock);
@@ -249,7 +261,6 @@ void SCISetSegmentAvailable(sci_local_segment_t segment, unsigned int localAdapt
 			    unsigned int flags, sci_error_t *error)
 {
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
-	struct xrma_sisci_node *node;
 	sci_error_t err;
 	int ret;
 
@@ -257,12 +268,7 @@ void SCISetSegmentAvailable(sci_local_segment_t segment, unsigned int localAdapt
 		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
 		return;
 	}
-	err = xrma_sisci_flags(flags, 0, 0);
-	if (err == SCI_ERR_OK)
-		err = xrma_sisci_adapter(l->desc, localAdapterNo, &node);
-	/* Segment memory lives in adapter 0's context; other adapters cannot export it. */
-	if (err == SCI_ERR_OK && node != l->node)
-		err = SCI_ERR_NOT_IMPLEMENTED;
+	err = adapter_check(l, localAdapterNo, flags, 0);
 	pthread_mutex_lock(&l->lock);
 	if (err == SCI_ERR_OK && (l->flags & SCI_FLAG_PRIVATE))
 		err = SCI_ERR_ILLEGAL_OPERATION;
@@ -285,7 +291,6 @@ void SCISetSegmentUnavailable(sci_local_segment_t segment, unsigned int localAda
 			      unsigned int flags, sci_error_t *error)
 {
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
-	struct xrma_sisci_node *node;
 	uint32_t core_flags = 0;
 	sci_error_t err;
 	int ret;
@@ -294,12 +299,7 @@ void SCISetSegmentUnavailable(sci_local_segment_t segment, unsigned int localAda
 		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
 		return;
 	}
-	err = xrma_sisci_flags(flags, SCI_FLAG_NOTIFY | SCI_FLAG_FORCE_DISCONNECT, 0);
-	if (err == SCI_ERR_OK)
-		err = xrma_sisci_adapter(l->desc, localAdapterNo, &node);
-	/* Segment memory lives in adapter 0's context; other adapters cannot export it. */
-	if (err == SCI_ERR_OK && node != l->node)
-		err = SCI_ERR_NOT_IMPLEMENTED;
+	err = adapter_check(l, localAdapterNo, flags, SCI_FLAG_NOTIFY | SCI_FLAG_FORCE_DISCONNECT);
 	if (flags & SCI_FLAG_NOTIFY)
 		core_flags |= XRMA_UNEXPORT_NOTIFY;
 	/* Both flags: importers are cut off; they see LOST (the stronger event). */

@@ -104,45 +104,37 @@ static sci_sequence_status_t seq_status(struct xrma_sisci_seq *s, bool start, sc
 	return status;
 }
 
-sci_sequence_status_t SCIStartSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
+/* Start (start) or check: the status, or failed with *error for a bad handle or flag. */
+static sci_sequence_status_t seq_call(sci_sequence_t sequence, unsigned int flags, unsigned int accepted,
+				      bool start, sci_error_t *error)
 {
 	struct xrma_sisci_seq *s = XRMA_SISCI_GET(sequence, XRMA_SISCI_SEQ, struct xrma_sisci_seq);
-	sci_sequence_status_t status = SCI_SEQ_PENDING;
-	sci_error_t err;
+	sci_sequence_status_t status = start ? SCI_SEQ_PENDING : SCI_SEQ_NOT_RETRIABLE;
+	sci_error_t err = SCI_ERR_ILLEGAL_PARAMETER;
 
-	if (!s) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
-		return SCI_SEQ_PENDING;
+	if (s) {
+		err = xrma_sisci_flags(flags, accepted, 0);
+		/* A check makes earlier stores visible first, unless both flags waive it. */
+		if (err == SCI_ERR_OK && !start &&
+		    (flags & (SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER)) !=
+			    (SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER))
+			xrma_sisci_barrier();
+		if (err == SCI_ERR_OK)
+			status = seq_status(s, start, &err);
+		xrma_sisci_obj_put(&s->obj);
 	}
-	err = xrma_sisci_flags(flags, 0, 0);
-	if (err == SCI_ERR_OK)
-		status = seq_status(s, true, &err);
-	xrma_sisci_obj_put(&s->obj);
 	xrma_sisci_set(error, err);
 	return status;
 }
 
+sci_sequence_status_t SCIStartSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
+{
+	return seq_call(sequence, flags, 0, true, error);
+}
+
 sci_sequence_status_t SCICheckSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
 {
-	struct xrma_sisci_seq *s = XRMA_SISCI_GET(sequence, XRMA_SISCI_SEQ, struct xrma_sisci_seq);
-	sci_sequence_status_t status = SCI_SEQ_NOT_RETRIABLE;
-	sci_error_t err;
-
-	if (!s) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
-		return SCI_SEQ_NOT_RETRIABLE;
-	}
-	err = xrma_sisci_flags(flags, SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER, 0);
-	if (err == SCI_ERR_OK) {
-		/* Default: earlier stores are visible before the verdict. */
-		if ((flags & (SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER)) !=
-		    (SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER))
-			xrma_sisci_barrier();
-		status = seq_status(s, false, &err);
-	}
-	xrma_sisci_obj_put(&s->obj);
-	xrma_sisci_set(error, err);
-	return status;
+	return seq_call(sequence, flags, SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER, false, error);
 }
 
 void SCIFlushReadBuffers(sci_sequence_t sequence)
