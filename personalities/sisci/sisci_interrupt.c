@@ -11,21 +11,16 @@
 
 #include <stdlib.h>
 
-struct xrma_sisci_lintr {
+/* A local interrupt (intr set) or a connection to a remote one (rintr set). */
+struct xrma_sisci_intr {
 	struct xrma_sisci_obj obj;
 	struct xrma_sisci_desc *desc;
 	struct xrma_intr *intr;         /* fixed at create */
+	struct xrma_rintr *rintr;       /* fixed at connect */
 	bool data;                      /* a data interrupt; fixed */
 	sci_cb_interrupt_t cb;
 	sci_cb_data_interrupt_t data_cb;
 	void *cb_arg;
-};
-
-struct xrma_sisci_rintr {
-	struct xrma_sisci_obj obj;
-	struct xrma_sisci_desc *desc;
-	struct xrma_rintr *rintr;       /* fixed at connect */
-	bool data;
 };
 
 static void intr_destroy(struct xrma_sisci_obj *obj)
@@ -33,9 +28,10 @@ static void intr_destroy(struct xrma_sisci_obj *obj)
 	free(obj);
 }
 
-static struct xrma_sisci_lintr *lintr_get(const void *h, bool data)
+/* type is XRMA_SISCI_LINTR or XRMA_SISCI_RINTR; plain and data handles do not mix. */
+static struct xrma_sisci_intr *intr_get(const void *h, enum xrma_sisci_type type, bool data)
 {
-	struct xrma_sisci_lintr *i = XRMA_SISCI_GET(h, XRMA_SISCI_LINTR, struct xrma_sisci_lintr);
+	struct xrma_sisci_intr *i = XRMA_SISCI_GET(h, type, struct xrma_sisci_intr);
 
 	if (i && i->data != data) {
 		xrma_sisci_obj_put(&i->obj);
@@ -44,20 +40,28 @@ static struct xrma_sisci_lintr *lintr_get(const void *h, bool data)
 	return i;
 }
 
-static struct xrma_sisci_rintr *rintr_get(const void *h, bool data)
+/* The common end of create and connect: publish, or undo the core object. */
+static sci_error_t intr_publish(struct xrma_sisci_intr *i, enum xrma_sisci_type type, sci_error_t err,
+				void **out)
 {
-	struct xrma_sisci_rintr *i = XRMA_SISCI_GET(h, XRMA_SISCI_RINTR, struct xrma_sisci_rintr);
-
-	if (i && i->data != data) {
-		xrma_sisci_obj_put(&i->obj);
-		return NULL;
+	if (err == SCI_ERR_OK)
+		err = xrma_sisci_obj_publish(&i->obj, type, intr_destroy);
+	if (err != SCI_ERR_OK) {
+		if (i->intr)
+			(void)xrma_intr_close(i->intr);
+		if (i->rintr)
+			(void)xrma_rintr_close(i->rintr);
+		free(i);
+		return err;
 	}
-	return i;
+	xrma_sisci_desc_child_add(i->desc);
+	*out = i->obj.handle;
+	return SCI_ERR_OK;
 }
 
 static void intr_on_trigger(void *arg, const void *data, size_t len)
 {
-	struct xrma_sisci_lintr *i = XRMA_SISCI_GET(arg, XRMA_SISCI_LINTR, struct xrma_sisci_lintr);
+	struct xrma_sisci_intr *i = XRMA_SISCI_GET(arg, XRMA_SISCI_LINTR, struct xrma_sisci_intr);
 	sci_callback_action_t action;
 
 	if (!i)
@@ -84,7 +88,7 @@ static void create_intr(sci_desc_t sd, void **out, unsigned int adapter, unsigne
 	};
 	struct xrma_sisci_desc *d;
 	struct xrma_sisci_node *node;
-	struct xrma_sisci_lintr *i;
+	struct xrma_sisci_intr *i;
 	uint64_t n;
 	sci_error_t err;
 	int ret;
@@ -105,27 +109,21 @@ static void create_intr(sci_desc_t sd, void **out, unsigned int adapter, unsigne
 	ret = xrma_intr_open(node->ctx, &n, 0, 0, 0, &i->intr);
 	if (!ret && n > 0xffffffffu)
 		ret = -XRMA_ENOSPC;
-	err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_INTERRUPT);
-	if (err == SCI_ERR_OK)
-		err = xrma_sisci_obj_publish(&i->obj, XRMA_SISCI_LINTR, intr_destroy);
-	if (err != SCI_ERR_OK) {
-		if (i->intr)
-			(void)xrma_intr_close(i->intr);
-		free(i);
-	} else {
+	err = intr_publish(i, XRMA_SISCI_LINTR, xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_INTERRUPT), out);
+	if (err == SCI_ERR_OK) {
 		if (flags & SCI_FLAG_USE_CALLBACK)
 			(void)xrma_intr_set_callback(i->intr, intr_on_trigger, i->obj.handle);
-		xrma_sisci_desc_child_add(d);
 		*number = (unsigned int)n;
-		*out = i->obj.handle;
 	}
 	xrma_sisci_obj_put(&d->obj);
 	xrma_sisci_set(error, err);
 }
 
-static void remove_intr(void *h, bool data, unsigned int flags, sci_error_t *error)
+/* Remove a local interrupt or disconnect from a remote one. */
+static void close_intr(void *h, enum xrma_sisci_type type, bool data, unsigned int flags,
+		       sci_error_t *error)
 {
-	struct xrma_sisci_lintr *i = lintr_get(h, data);
+	struct xrma_sisci_intr *i = intr_get(h, type, data);
 	sci_error_t err;
 
 	if (!i) {
@@ -135,7 +133,10 @@ static void remove_intr(void *h, bool data, unsigned int flags, sci_error_t *err
 	err = xrma_sisci_flags(flags, 0, 0);
 	if (err == SCI_ERR_OK && xrma_sisci_obj_kill(&i->obj)) {
 		/* Waiters wake with SCI_ERR_CANCELLED; connected triggers then fail. */
-		(void)xrma_intr_close(i->intr);
+		if (i->intr)
+			(void)xrma_intr_close(i->intr);
+		else
+			(void)xrma_rintr_close(i->rintr);
 		xrma_sisci_desc_child_del(i->desc);
 	}
 	xrma_sisci_obj_put(&i->obj);
@@ -145,7 +146,7 @@ static void remove_intr(void *h, bool data, unsigned int flags, sci_error_t *err
 static sci_error_t wait_intr(void *h, bool data, void *buf, size_t *len, unsigned int timeout,
 			     unsigned int flags)
 {
-	struct xrma_sisci_lintr *i = lintr_get(h, data);
+	struct xrma_sisci_intr *i = intr_get(h, XRMA_SISCI_LINTR, data);
 	sci_error_t err;
 	int ret;
 
@@ -174,7 +175,7 @@ static void connect_intr(sci_desc_t sd, void **out, unsigned int nodeId, unsigne
 	};
 	struct xrma_sisci_desc *d;
 	struct xrma_sisci_node *node;
-	struct xrma_sisci_rintr *i;
+	struct xrma_sisci_intr *i;
 	sci_error_t err;
 	int ret;
 
@@ -186,42 +187,14 @@ static void connect_intr(sci_desc_t sd, void **out, unsigned int nodeId, unsigne
 	i->desc = d;
 	i->data = data;
 	ret = xrma_rintr_open(node->ctx, nodeId, number, xrma_sisci_timeout(timeout), &i->rintr);
-	err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_INTERRUPT);
-	if (err == SCI_ERR_OK)
-		err = xrma_sisci_obj_publish(&i->obj, XRMA_SISCI_RINTR, intr_destroy);
-	if (err != SCI_ERR_OK) {
-		if (i->rintr)
-			(void)xrma_rintr_close(i->rintr);
-		free(i);
-	} else {
-		xrma_sisci_desc_child_add(d);
-		*out = i->obj.handle;
-	}
+	err = intr_publish(i, XRMA_SISCI_RINTR, xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_INTERRUPT), out);
 	xrma_sisci_obj_put(&d->obj);
-	xrma_sisci_set(error, err);
-}
-
-static void disconnect_intr(void *h, bool data, unsigned int flags, sci_error_t *error)
-{
-	struct xrma_sisci_rintr *i = rintr_get(h, data);
-	sci_error_t err;
-
-	if (!i) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
-		return;
-	}
-	err = xrma_sisci_flags(flags, 0, 0);
-	if (err == SCI_ERR_OK && xrma_sisci_obj_kill(&i->obj)) {
-		(void)xrma_rintr_close(i->rintr);
-		xrma_sisci_desc_child_del(i->desc);
-	}
-	xrma_sisci_obj_put(&i->obj);
 	xrma_sisci_set(error, err);
 }
 
 static sci_error_t trigger_intr(void *h, bool data, const void *buf, size_t len, unsigned int flags)
 {
-	struct xrma_sisci_rintr *i = rintr_get(h, data);
+	struct xrma_sisci_intr *i = intr_get(h, XRMA_SISCI_RINTR, data);
 	sci_error_t err;
 
 	if (!i)
@@ -250,7 +223,7 @@ void SCICreateInterrupt(sci_desc_t sd, sci_local_interrupt_t *interrupt, unsigne
 
 void SCIRemoveInterrupt(sci_local_interrupt_t interrupt, unsigned int flags, sci_error_t *error)
 {
-	remove_intr(interrupt, false, flags, error);
+	close_intr(interrupt, XRMA_SISCI_LINTR, false, flags, error);
 }
 
 void SCIWaitForInterrupt(sci_local_interrupt_t interrupt, unsigned int timeout, unsigned int flags,
@@ -269,7 +242,7 @@ void SCIConnectInterrupt(sci_desc_t sd, sci_remote_interrupt_t *interrupt, unsig
 
 void SCIDisconnectInterrupt(sci_remote_interrupt_t interrupt, unsigned int flags, sci_error_t *error)
 {
-	disconnect_intr(interrupt, false, flags, error);
+	close_intr(interrupt, XRMA_SISCI_RINTR, false, flags, error);
 }
 
 void SCITriggerInterrupt(sci_remote_interrupt_t interrupt, unsigned int flags, sci_error_t *error)
@@ -290,7 +263,7 @@ void SCICreateDataInterrupt(sci_desc_t sd, sci_local_data_interrupt_t *interrupt
 
 void SCIRemoveDataInterrupt(sci_local_data_interrupt_t interrupt, unsigned int flags, sci_error_t *error)
 {
-	remove_intr(interrupt, true, flags, error);
+	close_intr(interrupt, XRMA_SISCI_LINTR, true, flags, error);
 }
 
 void SCIWaitForDataInterrupt(sci_local_data_interrupt_t interrupt, void *data, unsigned int *length,
@@ -322,7 +295,7 @@ void SCIConnectDataInterrupt(sci_desc_t sd, sci_remote_data_interrupt_t *interru
 void SCIDisconnectDataInterrupt(sci_remote_data_interrupt_t interrupt, unsigned int flags,
 				sci_error_t *error)
 {
-	disconnect_intr(interrupt, true, flags, error);
+	close_intr(interrupt, XRMA_SISCI_RINTR, true, flags, error);
 }
 
 void SCITriggerDataInterrupt(sci_remote_data_interrupt_t interrupt, void *data, unsigned int length,
