@@ -256,6 +256,34 @@ void sb_ack(struct sb_node *n)
 	atomic_store_explicit(&ctrl(n->remote_mem)[SB_ACK], n->seq, memory_order_release);
 }
 
+void sb_bandwidth_rows(const struct bench_opts *b, void *to, const void *from, sb_transfer_fn ours,
+		       void *ctx)
+{
+	double mine[64], base[64];
+	int reps = b->repetitions > 64 ? 64 : b->repetitions;
+
+	for (size_t size = 64; size <= b->max_size; size *= 4) {
+		int iters = (int)((uint64_t)b->iterations * 4096 / (size + 4096)) + 1;
+
+		for (int r = 0; r < reps; r++) {
+			uint64_t t0 = bench_now_ns();
+
+			for (int i = 0; i < iters; i++) {
+				memcpy(to, from, size);
+				/* Keep the copy from being folded away. */
+				__asm__ __volatile__("" : : "r"(to) : "memory");
+			}
+			base[r] = (double)size * iters / (double)(bench_now_ns() - t0);
+			t0 = bench_now_ns();
+			for (int i = 0; i < iters; i++)
+				ours(ctx, size);
+			mine[r] = (double)size * iters / (double)(bench_now_ns() - t0);
+		}
+		bench_row(b, size, iters, bench_median(mine, reps), bench_min(mine, reps),
+			  bench_median(base, reps), bench_min(base, reps));
+	}
+}
+
 void sb_serve_until(struct sb_node *n, uint64_t quit)
 {
 	uint64_t a0, a1;

@@ -73,6 +73,15 @@ uint64_t sb_next_command(struct sb_node *n, uint64_t *arg0, uint64_t *arg1);
 /* Server: acknowledge the command just taken (the client may start). */
 void sb_ack(struct sb_node *n);
 
+/*
+ * Bandwidth rows, sizes 64 B .. max by 4: per size and repetition, time
+ * iterations of the memcpy baseline (to <- from) and of ours(ctx, size), and
+ * print GB/s of both with their ratio.
+ */
+typedef void (*sb_transfer_fn)(void *ctx, size_t size);
+void sb_bandwidth_rows(const struct bench_opts *b, void *to, const void *from, sb_transfer_fn ours,
+		       void *ctx);
+
 /* Server with nothing to do but follow: acknowledge every command until quit. */
 void sb_serve_until(struct sb_node *n, uint64_t quit);
 

@@ -44,44 +44,35 @@ static void side_close(struct dma_side *s)
 	sb_check(err, "SCIRemoveSegment(local)");
 }
 
+struct dma_run {
+	struct sb_node *n;
+	sci_dma_queue_t dq;
+	struct dma_side *local;
+	unsigned int flags;
+};
+
+static void dma_once(void *ctx, size_t size)
+{
+	struct dma_run *d = ctx;
+	sci_error_t err;
+
+	SCIStartDmaTransfer(d->dq, d->local->seg, d->n->remote, 0, size, SB_CTRL_BYTES, NULL, NULL,
+			    d->flags, &err);
+	sb_check(err, "SCIStartDmaTransfer");
+}
+
 static void direction(struct sb_node *n, const struct sb_opts *o, sci_dma_queue_t dq,
 		      struct dma_side *local, bool read)
 {
-	const struct bench_opts *b = &o->bench;
-	double ours[64], base[64];
-	int reps = b->repetitions > 64 ? 64 : b->repetitions;
+	struct dma_run run = { n, dq, local, SCI_FLAG_DMA_WAIT | (read ? SCI_FLAG_DMA_READ : 0) };
 	uint8_t *raw = (uint8_t *)n->raw_peer + SB_CTRL_BYTES;
-	sci_error_t err;
 
-	bench_header(b, read ? "dma_read" : "dma_write",
+	bench_header(&o->bench, read ? "dma_read" : "dma_write",
 		     read ? "server segment -> local segment, SCIStartDmaTransfer(DMA_WAIT|DMA_READ)"
 			  : "local segment -> server segment, SCIStartDmaTransfer(DMA_WAIT)",
 		     "sisci_GBps", "memcpy_GBps");
-	for (size_t size = 64; size <= b->max_size; size *= 4) {
-		int iters = (int)((uint64_t)b->iterations * 4096 / (size + 4096)) + 1;
-
-		for (int r = 0; r < reps; r++) {
-			uint64_t t0 = bench_now_ns();
-
-			for (int i = 0; i < iters; i++) {
-				if (read)
-					memcpy(local->mem, raw, size);
-				else
-					memcpy(raw, local->mem, size);
-				__asm__ __volatile__("" : : "r"(raw) : "memory");
-			}
-			base[r] = (double)size * iters / (double)(bench_now_ns() - t0);
-			t0 = bench_now_ns();
-			for (int i = 0; i < iters; i++) {
-				SCIStartDmaTransfer(dq, local->seg, n->remote, 0, size, SB_CTRL_BYTES, NULL, NULL,
-						    SCI_FLAG_DMA_WAIT | (read ? SCI_FLAG_DMA_READ : 0), &err);
-				sb_check(err, "SCIStartDmaTransfer");
-			}
-			ours[r] = (double)size * iters / (double)(bench_now_ns() - t0);
-		}
-		bench_row(b, size, iters, bench_median(ours, reps), bench_min(ours, reps),
-			  bench_median(base, reps), bench_min(base, reps));
-	}
+	sb_bandwidth_rows(&o->bench, read ? (void *)local->mem : raw, read ? raw : local->mem, dma_once,
+			  &run);
 }
 
 /* Write a pattern by DMA, read it back by DMA into another segment, compare. */

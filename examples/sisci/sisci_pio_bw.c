@@ -16,11 +16,27 @@ enum { CMD_QUIT = 1 };
 
 #define SEGMENT_ID 0x7b10
 
+struct pio_run {
+	struct sb_node *n;
+	sci_sequence_t seq;
+	uint8_t *src;
+};
+
+/* One store of size bytes through the map; SCIFlush makes it visible (as scibench2 does). */
+static void store_once(void *ctx, size_t size)
+{
+	struct pio_run *p = ctx;
+	sci_error_t err;
+
+	SCIMemCpy(p->seq, p->src, p->n->remote_map, SB_CTRL_BYTES, size, 0, &err);
+	sb_check(err, "SCIMemCpy");
+	SCIFlush(p->seq, 0);
+}
+
 static void client(struct sb_node *n, const struct sb_opts *o)
 {
 	const struct bench_opts *b = &o->bench;
-	double ours[64], base[64];
-	int reps = b->repetitions > 64 ? 64 : b->repetitions;
+	struct pio_run run;
 	uint8_t *src = malloc(b->max_size), *check = malloc(b->max_size);
 	uint8_t *raw = (uint8_t *)n->raw_peer + SB_CTRL_BYTES;
 	sci_sequence_t seq;
@@ -36,28 +52,8 @@ static void client(struct sb_node *n, const struct sb_opts *o)
 		sb_check(err, "SCIStartSequence");
 	bench_header(b, "pio_store", "SCIMemCpy into the mapped remote segment + SCIFlush",
 		     "sisci_GBps", "memcpy_GBps");
-	for (size_t size = 64; size <= b->max_size; size *= 4) {
-		int iters = (int)((uint64_t)b->iterations * 4096 / (size + 4096)) + 1;
-
-		for (int r = 0; r < reps; r++) {
-			uint64_t t0 = bench_now_ns();
-
-			for (int i = 0; i < iters; i++) {
-				memcpy(raw, src, size);
-				__asm__ __volatile__("" : : "r"(raw) : "memory");
-			}
-			base[r] = (double)size * iters / (double)(bench_now_ns() - t0);
-			t0 = bench_now_ns();
-			for (int i = 0; i < iters; i++) {
-				SCIMemCpy(seq, src, n->remote_map, SB_CTRL_BYTES, size, 0, &err);
-				sb_check(err, "SCIMemCpy");
-			}
-			SCIFlush(seq, 0);
-			ours[r] = (double)size * iters / (double)(bench_now_ns() - t0);
-		}
-		bench_row(b, size, iters, bench_median(ours, reps), bench_min(ours, reps),
-			  bench_median(base, reps), bench_min(base, reps));
-	}
+	run = (struct pio_run){ n, seq, src };
+	sb_bandwidth_rows(b, raw, src, store_once, &run);
 	if (SCICheckSequence(seq, 0, &err) != SCI_SEQ_OK)
 		sb_check(err, "SCICheckSequence");
 	SCIMemCpy(seq, check, n->remote_map, SB_CTRL_BYTES, b->max_size, SCI_FLAG_BLOCK_READ, &err);
