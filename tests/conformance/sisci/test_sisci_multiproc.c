@@ -84,28 +84,9 @@ static const struct proc_role roles[] = {
 	{ NULL, NULL },
 };
 
-/*
- * Whether the default provider puts nodes in separate processes, asked of a
- * context of it (proc_provider_multiproc() reads a config entry through a
- * pointer its loop overwrites, so it answers no for every provider).
- */
-static bool default_provider_multiproc(void)
-{
-	struct xrma_ctx_attr attr = { .node_id = 999 };
-	struct xrma_ctx_info info;
-	struct xrma_ctx *ctx;
-	bool multi;
-
-	if (xrma_ctx_open(&attr, &ctx))
-		return false;
-	multi = !xrma_ctx_query(ctx, &info) && (info.caps.flags & XRMA_CAP_MULTIPROC);
-	(void)xrma_ctx_close(ctx);
-	return multi;
-}
-
 static void skip_unless_multiproc(void)
 {
-	if (!default_provider_multiproc())
+	if (!proc_provider_multiproc())
 		skip();
 }
 
