@@ -665,6 +665,117 @@ static void test_second_adapter_from_environment(void **state)
 	sisci_test_remove(seg);
 }
 
+static void test_privileged_and_misc_errors(void **state)
+{
+	sci_address_t addr = { 0, 0, 1 };
+	sci_remote_segment_t r;
+	sci_local_segment_t seg = sisci_test_segment(sd1, 70, 4096);
+	sci_map_t map;
+	uint8_t *p, buf[8] = { 0 };
+	sci_error_t err;
+
+	(void)state;
+	SCIConnectSCISpace(sd2, &r, addr, 4096, 0, 0, &err);
+	assert_sci(err, SCI_ERR_NOT_IMPLEMENTED);
+	SCIConnectSCISpace(sd2, &r, addr, 100, 0, 0, &err);
+	assert_sci(err, SCI_ERR_SIZE_ALIGNMENT);
+	SCIConnectSCISpace(sd2, &r, addr, 4096, 0, 1, &err);
+	assert_sci(err, SCI_ERR_ILLEGAL_FLAG);
+	SCIConnectSCISpace(sd2, &r, addr, 4096, 4, 0, &err);
+	assert_sci(err, SCI_ERR_NO_SUCH_ADAPTERNO);
+	SCIConnectSCISpace((sci_desc_t)seg, &r, addr, 4096, 0, 0, &err);
+	assert_sci(err, SCI_ERR_ILLEGAL_PARAMETER);
+	SCISetCSRRegister(sd1, 0, 1, 0, 0, 0, &err);
+	assert_sci(err, SCI_ERR_NOT_IMPLEMENTED);
+	p = SCIMapLocalSegment(seg, &map, 0, 4096, NULL, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	SCICacheSync(map, p + 4000, 200, 0, &err);
+	assert_sci(err, SCI_ERR_OUT_OF_RANGE);
+	SCICacheSync(map, p, 8, SCI_FLAG_NOTIFY, &err);
+	assert_sci(err, SCI_ERR_ILLEGAL_FLAG);
+	SCIMemWrite(buf, NULL, sizeof(buf), 0, &err);
+	assert_sci(err, SCI_ERR_ILLEGAL_ADDRESS);
+	SCIMemWrite(buf, p, sizeof(buf), 1, &err);
+	assert_sci(err, SCI_ERR_ILLEGAL_FLAG);
+	SCIMemCopy(NULL, map, 0, 8, 0, &err);
+	assert_sci(err, SCI_ERR_ILLEGAL_ADDRESS);
+	SCIMemCopy(buf, map, 0, 0, 0, &err);
+	assert_sci(err, SCI_ERR_SIZE_ALIGNMENT);
+	SCIMemCopy(buf, (sci_map_t)seg, 0, 8, 0, &err);
+	assert_sci(err, SCI_ERR_ILLEGAL_PARAMETER);
+	assert_int_equal(SCIGetRemoteSegmentSize((sci_remote_segment_t)seg), 0);
+	assert_int_equal(SCIGetLocalSegmentSize((sci_local_segment_t)map), 0);
+	SCIUnmapSegment(map, 0, &err);
+	sisci_test_remove(seg);
+}
+
+#define WORKERS 4
+#define ROUNDS 25
+
+struct worker {
+	sci_desc_t sd;
+	unsigned int id;
+	struct fixture_barrier *start;
+	int failures;
+};
+
+/* Each thread creates, exports, imports, maps, writes and removes its own segments. */
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	sci_local_segment_t seg;
+	sci_remote_segment_t r;
+	sci_map_t map;
+	volatile uint32_t *p;
+	sci_error_t err;
+
+	if (fixture_barrier_wait(w->start, SISCI_TIMEOUT))
+		return NULL;
+	for (int i = 0; i < ROUNDS; i++) {
+		unsigned int id = 1000 + w->id * 100 + (unsigned int)i;
+
+		SCICreateSegment(sd1, &seg, id, 4096, NULL, NULL, 0, &err);
+		w->failures += err != SCI_ERR_OK;
+		SCIPrepareSegment(seg, 0, 0, &err);
+		SCISetSegmentAvailable(seg, 0, 0, &err);
+		w->failures += err != SCI_ERR_OK;
+		SCIConnectSegment(w->sd, &r, 1, id, 0, NULL, NULL, SISCI_TIMEOUT, 0, &err);
+		w->failures += err != SCI_ERR_OK;
+		p = SCIMapRemoteSegment(r, &map, 0, 4096, NULL, 0, &err);
+		w->failures += err != SCI_ERR_OK;
+		if (p)
+			p[0] = id;
+		SCIUnmapSegment(map, 0, &err);
+		SCIDisconnectSegment(r, 0, &err);
+		w->failures += err != SCI_ERR_OK;
+		SCIRemoveSegment(seg, 0, &err);
+		w->failures += err != SCI_ERR_OK;
+	}
+	return NULL;
+}
+
+static void test_threads_share_descriptors(void **state)
+{
+	struct worker w[WORKERS];
+	pthread_t t[WORKERS];
+	struct fixture_barrier start;
+
+	(void)state;
+	fixture_barrier_init(&start, WORKERS);
+	for (unsigned int i = 0; i < WORKERS; i++) {
+		/* Half share sd2, half have a descriptor of their own (same node). */
+		w[i] = (struct worker){ .sd = i % 2 ? sd2 : sisci_test_open(2), .id = i, .start = &start };
+		assert_int_equal(pthread_create(&t[i], NULL, worker_main, &w[i]), 0);
+	}
+	for (unsigned int i = 0; i < WORKERS; i++) {
+		assert_int_equal(fixture_join(t[i], SISCI_TIMEOUT * 5, NULL), 0);
+		assert_int_equal(w[i].failures, 0);
+		if (w[i].sd != sd2)
+			sisci_test_close(w[i].sd);
+	}
+	fixture_barrier_destroy(&start);
+}
+
 #define T(f) cmocka_unit_test(f)
 
 int main(void)
@@ -684,6 +795,8 @@ int main(void)
 		T(test_sequences_report_peer_loss),
 		T(test_register_user_memory),
 		T(test_second_adapter_from_environment),
+		T(test_privileged_and_misc_errors),
+		T(test_threads_share_descriptors),
 	};
 
 	sisci_test_fabric("sisci-seg");
