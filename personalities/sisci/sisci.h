@@ -101,6 +101,8 @@ sci_error_t xrma_sisci_flags(unsigned int flags, unsigned int accepted, unsigned
 
 /* SISCI timeout (ms, SCI_INFINITE_TIMEOUT) as a core timeout. */
 int xrma_sisci_timeout(unsigned int timeout);
+/* The same for connects, where 0 cannot mean "poll" (an answer takes time): no limit. */
+int xrma_sisci_connect_timeout(unsigned int timeout);
 
 /* ------------------------------------------------------------ descriptors */
 

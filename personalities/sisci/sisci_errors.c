@@ -98,6 +98,11 @@ int xrma_sisci_timeout(unsigned int timeout)
 	return timeout > INT_MAX ? INT_MAX : (int)timeout;
 }
 
+int xrma_sisci_connect_timeout(unsigned int timeout)
+{
+	return timeout ? xrma_sisci_timeout(timeout) : XRMA_TIMEOUT_INFINITE;
+}
+
 static const struct {
 	sci_error_t code;
 	const char *text;

@@ -186,7 +186,7 @@ static void connect_intr(sci_desc_t sd, void **out, unsigned int nodeId, unsigne
 	}
 	i->desc = d;
 	i->data = data;
-	ret = xrma_rintr_open(node->ctx, nodeId, number, xrma_sisci_timeout(timeout), &i->rintr);
+	ret = xrma_rintr_open(node->ctx, nodeId, number, xrma_sisci_connect_timeout(timeout), &i->rintr);
 	err = intr_publish(i, XRMA_SISCI_RINTR, xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_INTERRUPT), out);
 	xrma_sisci_obj_put(&d->obj);
 	xrma_sisci_set(error, err);

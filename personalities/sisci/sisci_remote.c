@@ -59,7 +59,7 @@ static int rseg_import(struct xrma_sisci_rseg *r)
 	int ret;
 
 	ret = xrma_rseg_open(r->node->ctx, r->node_id, r->id, RSEG_ACCESS, 0,
-			     xrma_sisci_timeout(r->timeout), &rseg);
+			     xrma_sisci_connect_timeout(r->timeout), &rseg);
 	/* r is published already, so the owner's first events find it. */
 	if (!ret)
 		ret = xrma_rseg_set_callback(rseg, rseg_on_event, r->obj.handle);
