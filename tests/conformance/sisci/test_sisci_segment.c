@@ -709,6 +709,68 @@ static void test_privileged_and_misc_errors(void **state)
 	sisci_test_remove(seg);
 }
 
+static void test_link_down_and_up_reach_importer_and_sequences(void **state)
+{
+	struct xrma_ctx_attr attr = { .node_id = 9 };
+	sci_local_segment_t seg = sisci_test_segment(sd1, 71, 4096);
+	sci_local_segment_t local;
+	sci_remote_segment_t r = sisci_test_connect(sd2, 1, 71);
+	sci_segment_cb_reason_t reason;
+	sci_dma_queue_t dq;
+	struct xrma_ctx *ctx;
+	sci_sequence_t seq;
+	sci_map_t map;
+	sci_error_t err, status;
+	int ret;
+
+	(void)state;
+	(void)SCIMapRemoteSegment(r, &map, 0, 4096, NULL, 0, &err);
+	SCICreateMapSequence(map, &seq, 0, &err);
+	assert_int_equal(SCIStartSequence(seq, 0, &err), SCI_SEQ_OK);
+	/* A third context of the fabric injects the fault (links are modelled on ntb). */
+	assert_rc(xrma_ctx_open(&attr, &ctx), 0);
+	ret = xrma_node_set_link(ctx, 1, false);
+	if (ret == -XRMA_ENOTSUP) {
+		assert_rc(xrma_ctx_close(ctx), 0);
+		SCIRemoveSequence(seq, 0, &err);
+		SCIUnmapSegment(map, 0, &err);
+		sisci_test_disconnect(r);
+		sisci_test_remove(seg);
+		skip();
+	}
+	assert_rc(ret, 0);
+	reason = SCIWaitForRemoteSegmentEvent(r, &status, SISCI_TIMEOUT, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_int_equal(reason, SCI_CB_NOT_OPERATIONAL);
+	assert_int_equal(SCICheckSequence(seq, 0, &err), SCI_SEQ_NOT_RETRIABLE);
+	assert_int_equal(SCIStartSequence(seq, 0, &err), SCI_SEQ_PENDING);
+	/* Transfers touching the node fail while the link is down. */
+	SCICreateSegment(sd2, &local, 0, 4096, NULL, NULL, SCI_FLAG_PRIVATE, &err);
+	SCIPrepareSegment(local, 0, 0, &err);
+	SCICreateDMAQueue(sd2, &dq, 0, 1, 0, &err);
+	SCIStartDmaTransfer(dq, local, r, 0, 64, 0, NULL, NULL, SCI_FLAG_DMA_WAIT, &err);
+	assert_true(err != SCI_ERR_OK);
+	assert_int_equal(SCIDMAQueueState(dq), SCI_DMAQUEUE_ERROR);
+	assert_rc(xrma_node_set_link(ctx, 1, true), 0);
+	reason = SCIWaitForRemoteSegmentEvent(r, &status, SISCI_TIMEOUT, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_int_equal(reason, SCI_CB_OPERATIONAL);
+	/* A fault happened since the start: checks fail until the sequence starts again. */
+	assert_int_equal(SCICheckSequence(seq, 0, &err), SCI_SEQ_NOT_RETRIABLE);
+	assert_sci(err, SCI_ERR_NO_REMOTE_LINK_ACCESS);
+	assert_int_equal(SCIStartSequence(seq, 0, &err), SCI_SEQ_OK);
+	assert_int_equal(SCICheckSequence(seq, 0, &err), SCI_SEQ_OK);
+	SCIStartDmaTransfer(dq, local, r, 0, 64, 0, NULL, NULL, SCI_FLAG_DMA_WAIT, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_rc(xrma_ctx_close(ctx), 0);
+	SCIRemoveDMAQueue(dq, 0, &err);
+	sisci_test_remove(local);
+	SCIRemoveSequence(seq, 0, &err);
+	SCIUnmapSegment(map, 0, &err);
+	sisci_test_disconnect(r);
+	sisci_test_remove(seg);
+}
+
 #define WORKERS 4
 #define ROUNDS 25
 
@@ -797,6 +859,7 @@ int main(void)
 		T(test_second_adapter_from_environment),
 		T(test_privileged_and_misc_errors),
 		T(test_threads_share_descriptors),
+		T(test_link_down_and_up_reach_importer_and_sequences),
 	};
 
 	sisci_test_fabric("sisci-seg");
