@@ -222,6 +222,53 @@ static void test_dma_callback_once_and_wait_refused(void **state)
 	assert_int_equal(dma_calls(&log), 1);
 }
 
+struct chain {
+	sci_dma_queue_t dq;
+	int left;
+	int done;      /* 1 when the last callback ran, 2 on an error */
+};
+
+/* Each completion starts the next transfer from inside the callback, as streaming code does. */
+static sci_callback_action_t chain_cb(void *arg, sci_dma_queue_t q, sci_error_t status)
+{
+	struct chain *c = arg;
+	sci_error_t err;
+
+	if (status != SCI_ERR_OK) {
+		__atomic_store_n(&c->done, 2, __ATOMIC_RELEASE);
+		return SCI_CALLBACK_CANCEL;
+	}
+	if (--c->left == 0) {
+		__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+		return SCI_CALLBACK_CONTINUE;
+	}
+	SCIStartDmaTransfer(q, source, remote, 0, 256, (size_t)c->left * 256, chain_cb, c,
+			    SCI_FLAG_USE_CALLBACK, &err);
+	if (err != SCI_ERR_OK)
+		__atomic_store_n(&c->done, 2, __ATOMIC_RELEASE);
+	return SCI_CALLBACK_CONTINUE;
+}
+
+static void test_dma_callback_starts_next_transfer(void **state)
+{
+	struct chain c = { .dq = queue(1), .left = 10 };
+	uint64_t end;
+	sci_error_t err;
+
+	(void)state;
+	fixture_pattern(source_mem, 256, 17, 0);
+	SCIStartDmaTransfer(c.dq, source, remote, 0, 256, 10 * 256, chain_cb, &c, SCI_FLAG_USE_CALLBACK, &err);
+	assert_sci(err, SCI_ERR_OK);
+	end = fixture_now_ms() + SISCI_TIMEOUT;
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE) && fixture_now_ms() < end)
+		sched_yield();
+	assert_int_equal(__atomic_load_n(&c.done, __ATOMIC_ACQUIRE), 1);
+	for (int i = 1; i <= 10; i++)
+		assert_int_equal(fixture_pattern_check(target_mem + i * 256, 256, 17, 0), FIXTURE_MATCH);
+	SCIRemoveDMAQueue(c.dq, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+}
+
 static void test_start_dma_transfer_and_vector(void **state)
 {
 	sci_dma_queue_t dq = queue(1);
@@ -478,6 +525,7 @@ int main(void)
 		T(test_dma_write_and_read_move_data),
 		T(test_dma_callback_once_and_wait_refused),
 		T(test_start_dma_transfer_and_vector),
+		T(test_dma_callback_starts_next_transfer),
 		T(test_dma_abort_posted_queue),
 		T(test_block_transfers),
 		T(test_interrupts),
