@@ -40,7 +40,14 @@ extern const struct xrma_provider xrma_prov_ofi;
 extern const struct xrma_caps xrma_prov_ofi_caps;
 
 #define OFI_DEFAULT_PORT "7471"
-#define OFI_MSG_MAX 16384           /* largest core control message */
+/*
+ * Every message, header included, stays within OFI_WIRE_MAX: libfabric providers
+ * send small messages eagerly and larger ones by rendezvous, and a rendezvous
+ * message can complete after an eager one sent later. Within the eager size
+ * (tcp;ofi_rxm 16 KiB, shm 4 KiB) completions come in the order sent.
+ */
+#define OFI_WIRE_MAX 4096
+#define OFI_MSG_MAX (OFI_WIRE_MAX - 56)   /* largest core message: 56 is the header */
 #define OFI_RX_COUNT 64             /* receive buffers posted at all times */
 #define OFI_SPIN 2000               /* completion polls before a waiter blocks */
 
@@ -67,6 +74,7 @@ struct ofi_hdr {
 	uint64_t req;
 	int64_t arg[2];
 };
+_Static_assert(sizeof(struct ofi_hdr) == 56, "OFI_MSG_MAX assumes a 56-byte header");
 
 /* Every libfabric operation's context starts with one of these. */
 enum ofi_op_kind { OFI_OP_RX = 1, OFI_OP_TX, OFI_OP_RMA };

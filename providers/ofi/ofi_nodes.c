@@ -85,13 +85,21 @@ int ofi_nodes_load(struct ofi_ep *ep, const char *path)
 		return -XRMA_ECONFIG;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		char *hash = strchr(line, '#'), *p = line;
+		char *hash, *p = line;
 		struct ofi_peer peer = { 0 };
+		size_t end = strcspn(line, "\n");
 
 		lineno++;
-		if (hash)
-			*hash = '\0';
-		line[strcspn(line, "\n")] = ' ';
+		/* A blank ends the id and host words the same way on every line. */
+		if (end + 1 < sizeof(line)) {
+			line[end] = ' ';
+			line[end + 1] = '\0';
+		}
+		hash = strchr(line, '#');
+		if (hash) {
+			hash[0] = ' ';
+			hash[1] = '\0';
+		}
 		while (isspace((unsigned char)*p))
 			p++;
 		if (!*p)
