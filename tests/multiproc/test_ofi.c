@@ -262,6 +262,7 @@ static int child_exporter(int sock, const char *arg)
 	PROC_CHECK_RC(seg_make(ctx, (uint64_t)atoi(arg), 4096, 1, &seg), 0);
 	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
 	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_seg_unexport(seg, XRMA_UNEXPORT_FORCE), 0);
 	PROC_CHECK_RC(xrma_seg_close(seg), 0);
 	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
 	return 0;
@@ -629,7 +630,7 @@ static void test_peer_killed_survivor_sees_lost(void **state)
 	assert_rc(xrma_ctx_close(ctx), 0);
 }
 
-static void test_peer_closing_is_a_reset_not_a_loss(void **state)
+static void test_owner_withdraws_and_closes(void **state)
 {
 	struct xrma_ctx *ctx;
 	struct xrma_seg *seg;
@@ -644,8 +645,9 @@ static void test_peer_closing_is_a_reset_not_a_loss(void **state)
 	assert_rc(xrma_rseg_open(ctx, 2, 44, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
 	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
 	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
-	/* The owner closed its segment (a disconnect) and then its context, in order. */
+	/* The owner cut us off, closed its segment and then its context, in order. */
 	assert_int_equal(rseg_wait_state(r, XRMA_RSEG_LOST, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_node_probe(ctx, 2, 200), XRMA_EHOSTUNREACH);
 	assert_rc(xrma_rseg_close(r), 0);
 	assert_rc(xrma_seg_close(seg), 0);
 	assert_rc(xrma_ctx_close(ctx), 0);
@@ -723,7 +725,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_interrupts_as_messages),
 		cmocka_unit_test(test_lookups_and_unknown_or_silent_nodes),
 		cmocka_unit_test(test_peer_killed_survivor_sees_lost),
-		cmocka_unit_test(test_peer_closing_is_a_reset_not_a_loss),
+		cmocka_unit_test(test_owner_withdraws_and_closes),
 		cmocka_unit_test(test_two_hosts_in_network_namespaces),
 	};
 	int rc;
