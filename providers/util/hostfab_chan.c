@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -645,6 +646,9 @@ int hostfab_progress(void *state)
 
 void hostfab_chan_goodbye(struct hostfab_ep *ep)
 {
+	/* A peer that stopped reading holds a closing endpoint up for a bounded time only. */
+	const struct timeval bound = { .tv_sec = 1 };
+
 	pthread_mutex_lock(&ep->lock);
 	ep->closing = true;
 	for (struct hostfab_conn *c = ep->conns; c; c = c->next) {
@@ -653,7 +657,8 @@ void hostfab_chan_goodbye(struct hostfab_ep *ep)
 
 		if (c->kind != HOSTFAB_CONN_OUT && c->kind != HOSTFAB_CONN_IN)
 			continue;
-		/* Queued packets go first; then the goodbye, blocking briefly if need be. */
+		/* Queued packets go first, blocking if need be; then the goodbye. */
+		setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof(bound));
 		fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) & ~O_NONBLOCK);
 		for (struct hostfab_qpkt *q = c->q_head; q; q = q->next)
 			if (send(c->fd, q->data, q->len, MSG_NOSIGNAL) < 0)
