@@ -52,6 +52,13 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 					 "XRMA_NTB_SPAD_COUNT", "16" },
 	[XRMA_CONFIG_NTB_MAX_PEERS] = { "ntb.max_peers", "ntb", "max_peers", "XRMA_NTB_MAX_PEERS",
 					"0" },
+	/* libfabric: the provider used everywhere, no node file until one is named. */
+	[XRMA_CONFIG_OFI_PROVIDER] = { "ofi.provider", "ofi", "provider", "XRMA_OFI_PROVIDER",
+				       "tcp;ofi_rxm" },
+	[XRMA_CONFIG_OFI_NODES] = { "ofi.nodes", "ofi", "nodes", "XRMA_OFI_NODES", "" },
+	[XRMA_CONFIG_OFI_IFACE] = { "ofi.iface", "ofi", "iface", "XRMA_OFI_IFACE", "" },
+	[XRMA_CONFIG_OFI_LIVENESS_MS] = { "ofi.liveness_ms", "ofi", "liveness_ms",
+					  "XRMA_OFI_LIVENESS_MS", "3000" },
 };
 
 static void set_entry(struct xrma_config_entry *e, const char *value, const char *source)

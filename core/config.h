@@ -28,6 +28,11 @@ enum xrma_config_key {
 	XRMA_CONFIG_NTB_DB_COUNT,      /* [ntb] db_count     / XRMA_NTB_DB_COUNT */
 	XRMA_CONFIG_NTB_SPAD_COUNT,    /* [ntb] spad_count   / XRMA_NTB_SPAD_COUNT */
 	XRMA_CONFIG_NTB_MAX_PEERS,     /* [ntb] max_peers    / XRMA_NTB_MAX_PEERS */
+	/* libfabric (providers/ofi). */
+	XRMA_CONFIG_OFI_PROVIDER,      /* [ofi] provider     / XRMA_OFI_PROVIDER */
+	XRMA_CONFIG_OFI_NODES,         /* [ofi] nodes        / XRMA_OFI_NODES */
+	XRMA_CONFIG_OFI_IFACE,         /* [ofi] iface        / XRMA_OFI_IFACE */
+	XRMA_CONFIG_OFI_LIVENESS_MS,   /* [ofi] liveness_ms  / XRMA_OFI_LIVENESS_MS */
 	XRMA_CONFIG_KEY_COUNT
 };
 

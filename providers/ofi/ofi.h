@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * providers/ofi/ofi.h: private types of the ofi provider, which carries xrma
+ * over libfabric RDM endpoints (tcp;ofi_rxm across hosts, verbs or efa where
+ * there is RDMA hardware, shm on one host). One endpoint per node: a node is a
+ * process listening at the host:port its line in the node file names.
+ *
+ * Pieces, one file each:
+ *  - ofi_init.c     open/close (fi_getinfo, fabric, domain, AV, CQ, endpoint),
+ *                   the ops table;
+ *  - ofi_caps.c     capability bits and limits;
+ *  - ofi_nodes.c    the node file and peer address resolution;
+ *  - ofi_names.c    this node's name tables (segment ids, ports, interrupts);
+ *  - ofi_control.c  messages: the send queue, receive buffers, the progress
+ *                   thread, liveness (heartbeats, goodbyes), name look-ups,
+ *                   probes and node listing across the network;
+ *  - ofi_mem.c      memory: allocation, registration, export keys, import;
+ *  - ofi_rma.c      fi_write/fi_read/fi_atomic and the completion waits.
+ *
+ * Locking: ep->lock guards the peer table, the send queues, the pending
+ * requests and the event queue for the core. It is never held across an upcall
+ * or a wait; libfabric calls made under it never call back into us (the domain
+ * is FI_THREAD_SAFE, and completions are dispatched by our own code after
+ * fi_cq_read returns). ep->names_lock guards the name tables, ep->mem_lock the
+ * list of registered memory.
+ */
+#ifndef XRMA_PROV_OFI_H
+#define XRMA_PROV_OFI_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include "providers/provider.h"
+
+extern const struct xrma_provider xrma_prov_ofi;
+extern const struct xrma_caps xrma_prov_ofi_caps;
+
+#define OFI_DEFAULT_PORT "7471"
+/*
+ * Every message, header included, stays within OFI_WIRE_MAX: libfabric providers
+ * send small messages eagerly and larger ones by rendezvous, and a rendezvous
+ * message can complete after an eager one sent later. Within the eager size
+ * (tcp;ofi_rxm 16 KiB, shm 4 KiB) completions come in the order sent.
+ */
+#define OFI_WIRE_MAX 4096
+#define OFI_MSG_MAX (OFI_WIRE_MAX - 56)   /* largest core message: 56 is the header */
+#define OFI_RX_COUNT 64             /* receive buffers posted at all times */
+#define OFI_SPIN 2000               /* completion polls before a waiter blocks */
+
+/* Provider-level message kinds; every message starts with struct ofi_hdr. */
+enum ofi_msg {
+	OFI_MSG_CTRL = 1,      /* a core control message follows */
+	OFI_MSG_HEARTBEAT,     /* liveness only */
+	OFI_MSG_BYE,           /* orderly close of the sender's endpoint */
+	OFI_MSG_LOOKUP,        /* arg0 name space, arg1 id; answered by LOOKUP_REPLY */
+	OFI_MSG_LOOKUP_REPLY,  /* arg0 status (0 or a negative code) */
+	OFI_MSG_PING,          /* answered by PONG */
+	OFI_MSG_PONG,
+};
+
+#define OFI_MAGIC 0x78720fe1u
+
+struct ofi_hdr {
+	uint32_t magic;
+	uint32_t kind;         /* enum ofi_msg */
+	uint32_t fabric;       /* hash of the fabric name: other fabrics are ignored */
+	uint32_t src_node, src_ep;
+	uint32_t dst_node, dst_ep;  /* dst_ep 0: whichever endpoint the node has now */
+	uint32_t pad;
+	uint64_t req;
+	int64_t arg[2];
+};
+_Static_assert(sizeof(struct ofi_hdr) == 56, "OFI_MSG_MAX assumes a 56-byte header");
+
+/* Every libfabric operation's context starts with one of these. */
+enum ofi_op_kind { OFI_OP_RX = 1, OFI_OP_TX, OFI_OP_RMA };
+
+struct ofi_op {
+	struct fi_context2 fi;  /* libfabric's scratch space */
+	enum ofi_op_kind kind;
+};
+
+/* A received-message buffer, always posted except while being handled. */
+struct ofi_rx {
+	struct ofi_op op;
+	unsigned char buf[sizeof(struct ofi_hdr) + OFI_MSG_MAX];
+};
+
+/* A message being sent (or waiting in its peer's queue). */
+struct ofi_tx {
+	struct ofi_op op;
+	struct ofi_tx *next;             /* the peer's queue; under lock */
+	struct ofi_tx *live_prev, *live_next;   /* ep->tx_live; under lock */
+	struct fid_mr *mr;               /* FI_MR_LOCAL: the buffer's registration */
+	uint64_t queued_ns;
+	size_t len;
+	unsigned char buf[];
+};
+
+/* A synchronous transfer: chunks in flight and the first error. */
+struct ofi_rma_wait {
+	struct ofi_op op;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	atomic_int pending;    /* chunks posted and not completed */
+	int status;            /* under lock: 0 or the first error (negative XRMA_E*) */
+	bool abandoned;        /* under lock: the waiter left; the last completion frees */
+};
+
+/* A node of the node file, and what we know about its endpoint. */
+struct ofi_peer {
+	uint32_t node;              /* fixed */
+	char host[256];             /* fixed */
+	char port[16];              /* fixed */
+	fi_addr_t addr;             /* under lock: FI_ADDR_NOTAVAIL until resolved */
+	uint32_t ep;                /* under lock: the live incarnation we know, 0 none */
+	bool contact;               /* under lock: heartbeats flow both ways */
+	uint64_t last_heard_ns;     /* under lock */
+	uint64_t last_beat_ns;      /* under lock: our last heartbeat to it */
+	struct ofi_tx *q_head, *q_tail;   /* under lock: sends waiting for room */
+};
+
+/* Incarnations known to be gone, so a late send fails fast. */
+#define OFI_GONE_MAX 256
+struct ofi_gone {
+	struct xrma_prov_addr addr;
+	int status;
+};
+
+/* An event for the core, delivered by ops->progress on the service thread. */
+struct ofi_event {
+	struct ofi_event *next;
+	struct xrma_prov_addr addr;
+	int status;            /* peer_down status; 0 for a control message */
+	size_t len;
+	unsigned char data[];
+};
+
+/* A look-up or probe waiting for its answer. */
+struct ofi_req {
+	struct ofi_req *next;
+	uint64_t id;
+	uint32_t node;
+	bool done;
+	int status;
+	uint32_t ep;           /* the answering endpoint */
+};
+
+/* A name table of one name space: open addressing over ids. */
+struct ofi_names {
+	uint64_t *ids;         /* OFI_NAME_EMPTY / OFI_NAME_DELETED / an id */
+	size_t cap, used;      /* used counts ids and tombstones */
+	size_t live;
+	uint64_t hint;         /* where the next automatic search starts */
+};
+
+/* Memory we own (struct xrma_prov_mem to the core). */
+struct ofi_mem {
+	struct ofi_mem *next;       /* ep->mems; under mem_lock */
+	void *addr;                 /* fixed */
+	size_t len;                 /* fixed */
+	bool allocated;             /* fixed: ours to munmap */
+	struct fid_mr *local_mr;    /* fixed: FI_MR_LOCAL providers only */
+	struct fid_mr *export_mr;   /* while exported */
+};
+
+/* The key an export hands out (struct xrma_prov_key bytes). */
+struct ofi_key {
+	uint64_t mr_key;
+	uint64_t base;         /* remote address of byte 0 (0 unless FI_MR_VIRT_ADDR) */
+	uint64_t len;
+};
+
+/* An import (struct xrma_prov_rmem to the core). */
+struct ofi_rmem {
+	struct xrma_prov_addr owner;   /* fixed */
+	struct ofi_key key;            /* fixed */
+	size_t len;                    /* fixed */
+};
+
+struct ofi_ep {
+	struct xrma_prov_addr self;          /* fixed */
+	struct xrma_prov_upcalls upcalls;    /* fixed */
+	void *core;                          /* fixed */
+	uint32_t fabric_hash;                /* fixed */
+	char prov_name[64];                  /* fixed */
+	int liveness_ms;                     /* fixed */
+
+	struct fi_info *info;                /* fixed */
+	struct fid_fabric *fabric;           /* fixed */
+	struct fid_domain *domain;           /* fixed */
+	struct fid_av *av;                   /* fixed */
+	struct fid_cq *cq;                   /* fixed */
+	struct fid_ep *ep;                   /* fixed */
+	uint64_t mr_mode;                    /* fixed */
+	size_t iov_limit;                    /* fixed */
+	size_t max_chunk;                    /* fixed: bytes per RMA operation */
+	bool atomics;                        /* fixed: 64-bit fetch and compare atomics */
+	bool waw_ordered;                    /* fixed: provider keeps write-after-write order */
+
+	struct ofi_peer *peers;              /* fixed array; fields under lock */
+	size_t peer_count;                   /* fixed */
+
+	pthread_mutex_t lock;
+	pthread_cond_t req_cond;             /* broadcast when a request completes */
+	struct ofi_req *reqs;                /* under lock */
+	uint64_t next_req;                   /* under lock */
+	struct ofi_event *ev_head, *ev_tail; /* under lock */
+	struct ofi_gone gone[OFI_GONE_MAX];  /* under lock: a ring */
+	size_t gone_count, gone_next;        /* under lock */
+	bool closing;                        /* under lock */
+	struct ofi_tx *tx_live;              /* under lock: every send not yet completed */
+
+	int event_fd;                        /* fixed: the progress fd (events for the core) */
+	int wake_fd;                         /* fixed: wakes the progress thread */
+	int cq_fd;                           /* fixed: the CQ's wait fd, or -1 (polled) */
+	int epfd;                            /* fixed: the progress thread's epoll */
+	pthread_mutex_t poll_lock;           /* one reader of the CQ at a time: keeps order */
+	struct fid_mr *rx_mr;                /* fixed: FI_MR_LOCAL: the receive buffers */
+	pthread_t thread;                    /* fixed: the progress thread */
+	atomic_bool stop;
+	struct ofi_rx *rx;                   /* fixed: OFI_RX_COUNT buffers */
+
+	pthread_mutex_t names_lock;
+	struct ofi_names names[XRMA_NS_COUNT];   /* under names_lock */
+
+	pthread_mutex_t mem_lock;
+	struct ofi_mem *mems;                /* under mem_lock */
+};
+
+/* Set a readable detail for the failure being returned (see xrma_error_detail). */
+void ofi_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A libfabric return code (negative FI_E*) as a negative XRMA_E* code. */
+int ofi_error(int fi_ret);
+uint64_t ofi_now_ns(void);
+
+/* ofi_nodes.c */
+int ofi_nodes_load(struct ofi_ep *ep, const char *path);
+struct ofi_peer *ofi_peer_find(struct ofi_ep *ep, uint32_t node);
+/* The peer's libfabric address, inserted into the AV on first use (under ep->lock). */
+int ofi_peer_addr_locked(struct ofi_ep *ep, struct ofi_peer *peer, fi_addr_t *addr);
+
+/* ofi_names.c */
+void ofi_names_init(struct ofi_ep *ep);
+void ofi_names_fini(struct ofi_ep *ep);
+bool ofi_names_has(struct ofi_ep *ep, enum xrma_ns ns, uint64_t id);
+int ofi_name_bind(void *state, enum xrma_ns ns, uint64_t *id, uint64_t min, uint64_t max);
+int ofi_name_unbind(void *state, enum xrma_ns ns, uint64_t id);
+
+/* ofi_control.c */
+int ofi_control_start(struct ofi_ep *ep);
+/* Say goodbye, drain sends (bounded) and stop the progress thread. */
+void ofi_control_stop(struct ofi_ep *ep);
+/* Free buffers and sends once the endpoint is closed (no completion can come). */
+void ofi_control_release(struct ofi_ep *ep);
+/* Read and dispatch completions; returns how many were handled. Any thread. */
+int ofi_cq_poll(struct ofi_ep *ep);
+/* Whether the incarnation is known to be gone; its status in *status. */
+bool ofi_gone_locked(struct ofi_ep *ep, const struct xrma_prov_addr *addr, int *status);
+int ofi_progress_fd(void *state);
+int ofi_progress(void *state);
+int ofi_ctrl_send(void *state, const struct xrma_prov_addr *dst, const void *msg, size_t len);
+int ofi_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id,
+		    struct xrma_prov_addr *owner);
+int ofi_node_list(void *state, uint32_t *ids, size_t max, size_t *count);
+int ofi_node_probe(void *state, uint32_t node, int timeout_ms);
+
+/* ofi_mem.c */
+int ofi_mem_alloc(void *state, size_t len, struct xrma_prov_mem **mem, void **addr);
+int ofi_mem_register(void *state, void *addr, size_t len, struct xrma_prov_mem **mem);
+void ofi_mem_free(void *state, struct xrma_prov_mem *mem);
+int ofi_mem_export(void *state, struct xrma_prov_mem *mem, uint32_t access,
+		   struct xrma_prov_key *key);
+void ofi_mem_unexport(void *state, struct xrma_prov_mem *mem);
+int ofi_mem_import(void *state, const struct xrma_prov_addr *owner, const struct xrma_prov_key *key,
+		   size_t len, uint32_t access, struct xrma_prov_rmem **rmem);
+void ofi_mem_unimport(void *state, struct xrma_prov_rmem *rmem);
+/* The local descriptor of [addr, addr+len) for FI_MR_LOCAL providers (NULL otherwise);
+ * *tmp is a registration made for the call, to close after it. */
+int ofi_mem_local_desc(struct ofi_ep *ep, void *addr, size_t len, void **desc, struct fid_mr **tmp);
+
+/* ofi_rma.c */
+int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
+	    const struct iovec *iov, size_t count, uint32_t flags);
+int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,
+	       uint64_t operand, uint64_t compare, uint64_t *old);
+/* A transfer's completion (from ofi_cq_poll): status 0 or a negative XRMA_E*. */
+void ofi_rma_complete(struct ofi_rma_wait *w, int status);
+
+#endif

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * providers/ofi/ofi_init.c: opening and closing an ofi endpoint (the libfabric
+ * objects, chosen by [ofi] provider and iface, bound to this node's address
+ * from the node file) and the provider's ops table. Messages, memory and
+ * transfers are in their own files (ofi.h lists them).
+ */
+#include "providers/ofi/ofi.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <xrma/errors.h>
+#include "core/config.h"
+#include "core/detail.h"
+
+/* Where the kernel would wait for longer than any test or user would. */
+#define OFI_LIVENESS_MAX_MS 600000u
+
+void ofi_detail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	xrma_detail_vset(fmt, ap);
+	va_end(ap);
+}
+
+int ofi_error(int fi_ret)
+{
+	switch (-fi_ret) {
+	case 0: return 0;
+	case FI_EAGAIN: return -XRMA_EAGAIN;
+	case FI_ENOMEM: return -XRMA_ENOMEM;
+	case FI_EACCES: case FI_EPERM: case FI_EKEYREJECTED: return -XRMA_EACCES;
+	case FI_EADDRINUSE: return -XRMA_EADDRINUSE;
+	case FI_ECONNREFUSED: case FI_EHOSTUNREACH: case FI_ENETUNREACH: return -XRMA_EHOSTUNREACH;
+	case FI_ECONNRESET: case FI_ECONNABORTED: case FI_ENOTCONN: case FI_ESHUTDOWN:
+		return -XRMA_ELOST;
+	case FI_ETIMEDOUT: return -XRMA_ETIMEDOUT;
+	case FI_ENOSYS: case FI_EOPNOTSUPP: return -XRMA_ENOTSUP;
+	case FI_EINVAL: return -XRMA_EINVAL;
+	case FI_ENODATA: return -XRMA_ENODEV;
+	default: return -XRMA_EIO;
+	}
+}
+
+uint64_t ofi_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* FNV-1a: only needs to tell fabric names apart, not to resist anyone. */
+static uint32_t fabric_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; name && *name; name++)
+		h = (h ^ (uint8_t)*name) * 16777619u;
+	return h;
+}
+
+static struct fi_info *ofi_hints(const char *prov, const char *iface, bool atomics)
+{
+	struct fi_info *hints = fi_allocinfo();
+
+	if (!hints)
+		return NULL;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_MSG | FI_RMA | (atomics ? FI_ATOMIC : 0);
+	hints->mode = FI_CONTEXT | FI_CONTEXT2;
+	/* Every registration mode we can honour; the provider keeps what it needs. */
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+				      FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+	hints->domain_attr->threading = FI_THREAD_SAFE;
+	/* Control messages must arrive in the order they were sent. */
+	hints->tx_attr->msg_order = FI_ORDER_SAS;
+	hints->rx_attr->msg_order = FI_ORDER_SAS;
+	hints->fabric_attr->prov_name = strdup(prov);
+	if (iface && *iface)
+		hints->domain_attr->name = strdup(iface);
+	return hints;
+}
+
+static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, const char **nodes,
+			   const char **iface)
+{
+	const char *prov = xrma_config_value(cfg, XRMA_CONFIG_OFI_PROVIDER);
+	uint64_t ms;
+
+	if (!prov || !*prov || strlen(prov) >= sizeof(ep->prov_name)) {
+		ofi_detail("ofi: ofi.provider is empty or too long");
+		return -XRMA_ECONFIG;
+	}
+	snprintf(ep->prov_name, sizeof(ep->prov_name), "%s", prov);
+	if (xrma_config_size(cfg, XRMA_CONFIG_OFI_LIVENESS_MS, OFI_LIVENESS_MAX_MS, &ms) || ms < 20) {
+		ofi_detail("ofi: ofi.liveness_ms must be 20..%u milliseconds", OFI_LIVENESS_MAX_MS);
+		return -XRMA_ECONFIG;
+	}
+	ep->liveness_ms = (int)ms;
+	*nodes = xrma_config_value(cfg, XRMA_CONFIG_OFI_NODES);
+	*iface = xrma_config_value(cfg, XRMA_CONFIG_OFI_IFACE);
+	if (!*nodes || !**nodes) {
+		ofi_detail("ofi: no node file: set ofi.nodes (XRMA_OFI_NODES) to a file of 'id host[:port]' lines");
+		return -XRMA_ECONFIG;
+	}
+	return 0;
+}
+
+/* The libfabric provider and our own address: fi_getinfo with the node file's host:port. */
+static int ofi_getinfo(struct ofi_ep *ep, const char *iface, const struct ofi_peer *me)
+{
+	struct fi_info *hints;
+	int ret;
+
+	for (int atomics = 1; atomics >= 0; atomics--) {
+		hints = ofi_hints(ep->prov_name, iface, atomics);
+		if (!hints)
+			return -XRMA_ENOMEM;
+		ret = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), me->host, me->port,
+				 FI_SOURCE, hints, &ep->info);
+		fi_freeinfo(hints);
+		if (!ret)
+			return 0;
+	}
+	ofi_detail("ofi: libfabric offers no RDM endpoint of provider '%s'%s%s at %s:%s (%s)",
+		   ep->prov_name, iface && *iface ? " on interface " : "", iface ? iface : "", me->host,
+		   me->port, fi_strerror(-ret));
+	return -XRMA_ENODEV;
+}
+
+static void ofi_probe_atomics(struct ofi_ep *ep)
+{
+	size_t count = 0;
+
+	ep->atomics = false;
+	if (!(ep->info->caps & FI_ATOMIC))
+		return;
+	if (fi_fetch_atomicvalid(ep->ep, FI_UINT64, FI_SUM, &count) || !count)
+		return;
+	if (fi_fetch_atomicvalid(ep->ep, FI_UINT64, FI_ATOMIC_WRITE, &count) || !count)
+		return;
+	if (fi_fetch_atomicvalid(ep->ep, FI_UINT64, FI_ATOMIC_READ, &count) || !count)
+		return;
+	if (fi_compare_atomicvalid(ep->ep, FI_UINT64, FI_CSWAP, &count) || !count)
+		return;
+	ep->atomics = true;
+}
+
+static int ofi_open_objects(struct ofi_ep *ep)
+{
+	struct fi_av_attr av_attr = { .type = FI_AV_UNSPEC };
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA, .size = 1024,
+				      .wait_obj = FI_WAIT_FD };
+	int ret;
+
+	if ((ret = fi_fabric(ep->info->fabric_attr, &ep->fabric, NULL)))
+		goto fail;
+	if ((ret = fi_domain(ep->fabric, ep->info, &ep->domain, NULL)))
+		goto fail;
+	if ((ret = fi_av_open(ep->domain, &av_attr, &ep->av, NULL)))
+		goto fail;
+	/* A CQ whose fd we can sleep on; a provider without one is polled with a back-off. */
+	ep->cq_fd = -1;
+	if (!fi_cq_open(ep->domain, &cq_attr, &ep->cq, NULL)) {
+		if (fi_control(&ep->cq->fid, FI_GETWAIT, &ep->cq_fd))
+			ep->cq_fd = -1;
+	} else {
+		cq_attr.wait_obj = FI_WAIT_NONE;
+		if ((ret = fi_cq_open(ep->domain, &cq_attr, &ep->cq, NULL)))
+			goto fail;
+	}
+	if ((ret = fi_endpoint(ep->domain, ep->info, &ep->ep, NULL)))
+		goto fail;
+	if ((ret = fi_ep_bind(ep->ep, &ep->av->fid, 0)))
+		goto fail;
+	if ((ret = fi_ep_bind(ep->ep, &ep->cq->fid, FI_TRANSMIT | FI_RECV)))
+		goto fail;
+	if ((ret = fi_enable(ep->ep)))
+		goto fail;
+	return 0;
+fail:
+	return ofi_error(ret);
+}
+
+static void ofi_close_objects(struct ofi_ep *ep)
+{
+	if (ep->ep)
+		fi_close(&ep->ep->fid);
+	if (ep->cq)
+		fi_close(&ep->cq->fid);
+	if (ep->av)
+		fi_close(&ep->av->fid);
+	if (ep->domain)
+		fi_close(&ep->domain->fid);
+	if (ep->fabric)
+		fi_close(&ep->fabric->fid);
+	if (ep->info)
+		fi_freeinfo(ep->info);
+}
+
+static void ofi_free(struct ofi_ep *ep)
+{
+	ofi_names_fini(ep);
+	pthread_cond_destroy(&ep->req_cond);
+	pthread_mutex_destroy(&ep->lock);
+	pthread_mutex_destroy(&ep->names_lock);
+	pthread_mutex_destroy(&ep->mem_lock);
+	pthread_mutex_destroy(&ep->poll_lock);
+	free(ep->peers);
+	free(ep);
+}
+
+static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct xrma_prov_addr *self)
+{
+	const char *nodes, *iface;
+	struct ofi_peer *me;
+	struct ofi_ep *ep;
+	uint32_t incarnation = 0;
+	int ret;
+
+	if (!args || !args->config || !args->upcalls || !state || !self)
+		return -XRMA_EINVAL;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return -XRMA_ENOMEM;
+	pthread_mutex_init(&ep->lock, NULL);
+	pthread_mutex_init(&ep->names_lock, NULL);
+	pthread_mutex_init(&ep->mem_lock, NULL);
+	ofi_names_init(ep);
+	ep->upcalls = *args->upcalls;
+	ep->core = args->core;
+	ep->fabric_hash = fabric_hash(args->fabric);
+	ep->next_req = 1;
+	ep->event_fd = -1;
+	ep->wake_fd = -1;
+	ep->epfd = -1;
+	ep->cq_fd = -1;
+	pthread_mutex_init(&ep->poll_lock, NULL);
+	{
+		pthread_condattr_t ca;
+
+		/* Request deadlines are monotonic. */
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&ep->req_cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	if ((ret = ofi_read_config(ep, args->config, &nodes, &iface)))
+		goto err_free;
+	if ((ret = ofi_nodes_load(ep, nodes)))
+		goto err_free;
+	me = ofi_peer_find(ep, args->node_id);
+	if (!me) {
+		ofi_detail("ofi: node %u has no line in the node file %s", args->node_id, nodes);
+		ret = -XRMA_ENODEV;
+		goto err_free;
+	}
+	/* A fresh incarnation number, so peers tell a restarted node from the one that died. */
+	while (!incarnation)
+		if (getrandom(&incarnation, sizeof(incarnation), 0) != sizeof(incarnation))
+			incarnation = (uint32_t)ofi_now_ns() | 1u;
+	ep->self = (struct xrma_prov_addr){ .node = args->node_id, .ep = incarnation };
+	if ((ret = ofi_getinfo(ep, iface, me)))
+		goto err_free;
+	ep->mr_mode = ep->info->domain_attr->mr_mode;
+	ep->iov_limit = ep->info->tx_attr->iov_limit ? ep->info->tx_attr->iov_limit : 1;
+	if (ep->info->tx_attr->rma_iov_limit && ep->info->tx_attr->rma_iov_limit < ep->iov_limit)
+		ep->iov_limit = ep->info->tx_attr->rma_iov_limit;
+	ep->max_chunk = ep->info->ep_attr->max_msg_size;
+	if (!ep->max_chunk || ep->max_chunk > ((size_t)1 << 30))
+		ep->max_chunk = (size_t)1 << 30;
+	ep->waw_ordered = (ep->info->tx_attr->msg_order & FI_ORDER_WAW) != 0;
+	if ((ret = ofi_open_objects(ep))) {
+		if (ret == -XRMA_EADDRINUSE)
+			ofi_detail("ofi: %s:%s (node %u) is taken: another context already is node %u",
+				   me->host, me->port, args->node_id, args->node_id);
+		else
+			ofi_detail("ofi: cannot open a '%s' endpoint at %s:%s: %s", ep->prov_name,
+				   me->host, me->port, xrma_strerror(ret));
+		goto err_objects;
+	}
+	ofi_probe_atomics(ep);
+	if ((ret = ofi_control_start(ep)))
+		goto err_objects;
+	if (args->caps && !ep->atomics)
+		args->caps->flags &= ~XRMA_CAP_ATOMIC;
+	*state = ep;
+	*self = ep->self;
+	return 0;
+
+err_objects:
+	if (ep->ep) {
+		fi_close(&ep->ep->fid);
+		ep->ep = NULL;
+	}
+	ofi_control_release(ep);
+	ofi_close_objects(ep);
+err_free:
+	ofi_free(ep);
+	return ret;
+}
+
+static void ofi_close(void *state)
+{
+	struct ofi_ep *ep = state;
+
+	if (!ep)
+		return;
+	ofi_control_stop(ep);
+	/* Memory the core left registered (it frees everything first; this is a backstop). */
+	while (ep->mems)
+		ofi_mem_free(ep, (struct xrma_prov_mem *)ep->mems);
+	if (ep->ep) {
+		fi_close(&ep->ep->fid);
+		ep->ep = NULL;
+	}
+	ofi_control_release(ep);
+	ofi_close_objects(ep);
+	ofi_free(ep);
+}
+
+static const struct xrma_provider_ops ofi_ops = {
+	.open = ofi_open,
+	.close = ofi_close,
+	.progress_fd = ofi_progress_fd,
+	.progress = ofi_progress,
+	.node_list = ofi_node_list,
+	.node_probe = ofi_node_probe,
+	.name_bind = ofi_name_bind,
+	.name_unbind = ofi_name_unbind,
+	.name_lookup = ofi_name_lookup,
+	.ctrl_send = ofi_ctrl_send,
+	.mem_alloc = ofi_mem_alloc,
+	.mem_free = ofi_mem_free,
+	.mem_export = ofi_mem_export,
+	.mem_unexport = ofi_mem_unexport,
+	.mem_import = ofi_mem_import,
+	.mem_unimport = ofi_mem_unimport,
+	.rma = ofi_rma,
+	.mem_register = ofi_mem_register,
+	.atomic = ofi_atomic,
+};
+
+const struct xrma_provider xrma_prov_ofi = {
+	.name = "ofi",
+	.description = "libfabric RDM endpoints: nodes across hosts (node file)",
+	.caps = &xrma_prov_ofi_caps,
+	.ops = &ofi_ops,
+};

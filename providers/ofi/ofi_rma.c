@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * providers/ofi/ofi_rma.c: transfers and atomics with fi_writemsg, fi_readmsg,
+ * fi_fetch_atomic and fi_compare_atomic. The contract's rma op is synchronous:
+ * the vector is cut into chunks (the provider's iov limit, 1 GiB at most),
+ * all posted, and the call returns when every chunk completed. Writes ask for
+ * FI_DELIVERY_COMPLETE, so a write that returned is in the target's memory and
+ * a control message sent afterwards cannot overtake it. XRMA_RMA_ORDERED on a
+ * provider without write-after-write order writes the last 64 bytes after the
+ * rest completed. The waiter polls the CQ a bounded number of times, then
+ * sleeps until the progress thread completes its chunks or the owner is
+ * declared lost (then the last completion frees the wait record).
+ */
+#include "providers/ofi/ofi.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+#include <xrma/errors.h>
+
+#define ORDERED_TAIL 64
+/* A sleeping waiter re-checks its peer's liveness this often. */
+#define WAIT_SLICE_MS 50
+
+struct rma_wait_ext {
+	struct ofi_rma_wait w;
+	struct fid_mr **tmp;     /* FI_MR_LOCAL registrations made for this call */
+	size_t tmp_count;
+	uint64_t operand, compare, result;   /* atomics: libfabric reads and writes these */
+};
+
+static struct rma_wait_ext *wait_new(size_t tmp_max)
+{
+	struct rma_wait_ext *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return NULL;
+	if (tmp_max && !(x->tmp = calloc(tmp_max, sizeof(*x->tmp)))) {
+		free(x);
+		return NULL;
+	}
+	x->w.op.kind = OFI_OP_RMA;
+	pthread_mutex_init(&x->w.lock, NULL);
+	pthread_cond_init(&x->w.cond, NULL);
+	atomic_init(&x->w.pending, 0);
+	return x;
+}
+
+static void wait_free(struct rma_wait_ext *x)
+{
+	for (size_t i = 0; i < x->tmp_count; i++)
+		fi_close(&x->tmp[i]->fid);
+	free(x->tmp);
+	pthread_cond_destroy(&x->w.cond);
+	pthread_mutex_destroy(&x->w.lock);
+	free(x);
+}
+
+void ofi_rma_complete(struct ofi_rma_wait *w, int status)
+{
+	bool last, abandoned;
+
+	pthread_mutex_lock(&w->lock);
+	if (status && !w->status)
+		w->status = status == -XRMA_ECANCELED ? -XRMA_ETRANSFER : status;
+	last = atomic_fetch_sub(&w->pending, 1) == 1;
+	abandoned = w->abandoned;
+	if (last)
+		pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	if (last && abandoned)
+		wait_free((struct rma_wait_ext *)w);
+}
+
+/* Whether owner is still the live incarnation of its node; its loss status if not. */
+static int owner_status(struct ofi_ep *ep, const struct xrma_prov_addr *owner, fi_addr_t *addr)
+{
+	struct ofi_peer *peer;
+	int status = 0;
+
+	pthread_mutex_lock(&ep->lock);
+	peer = ofi_peer_find(ep, owner->node);
+	if (!peer)
+		status = -XRMA_ELOST;
+	else if (ofi_gone_locked(ep, owner, &status))
+		status = -XRMA_ELOST;
+	else if (peer->ep && peer->ep != owner->ep)
+		status = -XRMA_ELOST;
+	else if (addr)
+		status = ofi_peer_addr_locked(ep, peer, addr);
+	pthread_mutex_unlock(&ep->lock);
+	return status;
+}
+
+/* Wait for every posted chunk (an atomic's result into *result, if asked). Frees x
+ * unless it must outlive us (owner lost). */
+static int wait_all(struct ofi_ep *ep, struct rma_wait_ext *x, const struct xrma_prov_addr *owner,
+		    uint64_t *result)
+{
+	struct ofi_rma_wait *w = &x->w;
+	int status;
+
+	for (int spin = 0; spin < OFI_SPIN && atomic_load(&w->pending); spin++)
+		ofi_cq_poll(ep);
+	pthread_mutex_lock(&w->lock);
+	while (atomic_load(&w->pending)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += WAIT_SLICE_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+		if (atomic_load(&w->pending) && owner_status(ep, owner, NULL)) {
+			/* The owner is gone for good; its completions may never come. */
+			w->abandoned = true;
+			pthread_mutex_unlock(&w->lock);
+			return -XRMA_ELOST;
+		}
+	}
+	status = w->status;
+	if (result)
+		*result = x->result;
+	pthread_mutex_unlock(&w->lock);
+	wait_free(x);
+	return status;
+}
+
+/* A local descriptor for one piece, recording a registration made for the call. */
+static int piece_desc(struct ofi_ep *ep, struct rma_wait_ext *x, void *addr, size_t len, void **desc)
+{
+	struct fid_mr *tmp = NULL;
+	int ret = ofi_mem_local_desc(ep, addr, len, desc, &tmp);
+
+	if (!ret && tmp)
+		x->tmp[x->tmp_count++] = tmp;
+	return ret;
+}
+
+/* Post one chunk, retrying while the provider asks for progress. */
+static int post_chunk(struct ofi_ep *ep, enum xrma_rma_op op, struct fi_msg_rma *msg)
+{
+	for (;;) {
+		ssize_t ret = op == XRMA_RMA_WRITE
+				      ? fi_writemsg(ep->ep, msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
+				      : fi_readmsg(ep->ep, msg, FI_COMPLETION);
+
+		if (ret != -FI_EAGAIN)
+			return ret ? ofi_error((int)ret) : 0;
+		ofi_cq_poll(ep);
+	}
+}
+
+/* [offset, offset+total) of the remote range against the local vector, in chunks. */
+static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, fi_addr_t addr,
+		   size_t offset, const struct iovec *iov, size_t count, size_t total)
+{
+	bool local = (ep->mr_mode & FI_MR_LOCAL) != 0;
+	struct rma_wait_ext *x = wait_new(local ? count + 1 : 0);
+	size_t piece = 0, piece_off = 0, done = 0;
+	int ret = 0;
+
+	if (!x)
+		return -XRMA_ENOMEM;
+	while (done < total && !ret) {
+		struct iovec chunk[8];
+		void *desc[8] = { NULL };
+		size_t n = 0, bytes = 0, limit = ep->iov_limit < 8 ? ep->iov_limit : 8;
+		struct fi_rma_iov rma;
+		struct fi_msg_rma msg;
+
+		/* Gather up to limit pieces (one on FI_MR_LOCAL providers) and max_chunk bytes. */
+		while (n < (local ? 1 : limit) && bytes < ep->max_chunk && done + bytes < total) {
+			size_t take = iov[piece].iov_len - piece_off;
+
+			if (take > ep->max_chunk - bytes)
+				take = ep->max_chunk - bytes;
+			if (take > total - done - bytes)
+				take = total - done - bytes;
+			chunk[n].iov_base = (char *)iov[piece].iov_base + piece_off;
+			chunk[n].iov_len = take;
+			if (local && (ret = piece_desc(ep, x, chunk[n].iov_base, take, &desc[n])))
+				break;
+			n++;
+			bytes += take;
+			piece_off += take;
+			if (piece_off == iov[piece].iov_len) {
+				piece++;
+				piece_off = 0;
+				if (piece == count)
+					break;
+			}
+		}
+		if (ret || !n)
+			break;
+		rma = (struct fi_rma_iov){ .addr = r->key.base + offset + done, .len = bytes,
+					   .key = r->key.mr_key };
+		msg = (struct fi_msg_rma){ .msg_iov = chunk, .desc = desc, .iov_count = n,
+					   .addr = addr, .rma_iov = &rma, .rma_iov_count = 1,
+					   .context = &x->w.op };
+		atomic_fetch_add(&x->w.pending, 1);
+		ret = post_chunk(ep, op, &msg);
+		if (ret)
+			atomic_fetch_sub(&x->w.pending, 1);
+		done += bytes;
+	}
+	if (ret) {
+		/* What was posted must still complete before the record can go. */
+		int waited = wait_all(ep, x, &r->owner, NULL);
+
+		return waited == -XRMA_ELOST ? waited : ret;
+	}
+	return wait_all(ep, x, &r->owner, NULL);
+}
+
+/* Cut a vector at byte at: what lies before into head, the rest into tail. */
+static void split_iov(const struct iovec *iov, size_t count, size_t at, struct iovec *head,
+		      size_t *nh, struct iovec *tail, size_t *nt)
+{
+	*nh = *nt = 0;
+	for (size_t i = 0; i < count; i++) {
+		size_t len = iov[i].iov_len, cut = at < len ? at : len;
+
+		if (cut)
+			head[(*nh)++] = (struct iovec){ iov[i].iov_base, cut };
+		if (len > cut)
+			tail[(*nt)++] = (struct iovec){ (char *)iov[i].iov_base + cut, len - cut };
+		at -= cut;
+	}
+}
+
+static int transfer_status(int ret)
+{
+	if (ret == -XRMA_ELOST || ret == -XRMA_ENOMEM || !ret)
+		return ret;
+	return -XRMA_ETRANSFER;
+}
+
+int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
+	    const struct iovec *iov, size_t count, uint32_t flags)
+{
+	struct ofi_ep *ep = state;
+	struct ofi_rmem *r = (struct ofi_rmem *)rmem;
+	size_t total = 0;
+	fi_addr_t addr;
+	int ret;
+
+	if (!r || (!iov && count) || (op != XRMA_RMA_WRITE && op != XRMA_RMA_READ))
+		return -XRMA_EINVAL;
+	for (size_t i = 0; i < count; i++)
+		total += iov[i].iov_len;
+	if (!total)
+		return 0;
+	if (offset > r->len || total > r->len - offset)
+		return -XRMA_ERANGE;
+	ret = owner_status(ep, &r->owner, &addr);
+	if (ret)
+		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
+	if (op == XRMA_RMA_WRITE && (flags & XRMA_RMA_ORDERED) && !ep->waw_ordered &&
+	    total > ORDERED_TAIL) {
+		/* The body first; once it is delivered, the last bytes. */
+		struct iovec *head = malloc(2 * count * sizeof(*head)), *tail = head + count;
+		size_t n = 0, t = 0;
+
+		if (!head)
+			return -XRMA_ENOMEM;
+		split_iov(iov, count, total - ORDERED_TAIL, head, &n, tail, &t);
+		ret = rma_run(ep, op, r, addr, offset, head, n, total - ORDERED_TAIL);
+		if (!ret)
+			ret = rma_run(ep, op, r, addr, offset + total - ORDERED_TAIL, tail, t, ORDERED_TAIL);
+		free(head);
+		return transfer_status(ret);
+	}
+	return transfer_status(rma_run(ep, op, r, addr, offset, iov, count, total));
+}
+
+int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,
+	       uint64_t operand, uint64_t compare, uint64_t *old)
+{
+	struct ofi_ep *ep = state;
+	struct ofi_rmem *r = (struct ofi_rmem *)rmem;
+	struct rma_wait_ext *x;
+	void *desc[3] = { NULL };
+	uint64_t raddr;
+	fi_addr_t addr;
+	enum fi_op fop;
+	ssize_t sret;
+	int ret;
+
+	if (!ep->atomics)
+		return -XRMA_ENOTSUP;
+	if (!r || !old || offset % 8 || offset > r->len || r->len - offset < 8)
+		return -XRMA_EINVAL;
+	switch (op) {
+	case XRMA_ATOMIC_FETCH_ADD: fop = FI_SUM; break;
+	case XRMA_ATOMIC_SWAP: fop = FI_ATOMIC_WRITE; break;
+	case XRMA_ATOMIC_READ: fop = FI_ATOMIC_READ; break;
+	case XRMA_ATOMIC_CSWAP: fop = FI_CSWAP; break;
+	default: return -XRMA_EINVAL;
+	}
+	ret = owner_status(ep, &r->owner, &addr);
+	if (ret)
+		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
+	x = wait_new(3);
+	if (!x)
+		return -XRMA_ENOMEM;
+	/* The operands live in the wait record: it outlives us if the owner is lost. */
+	x->operand = operand;
+	x->compare = compare;
+	if ((ret = piece_desc(ep, x, &x->operand, 24, &desc[0]))) {
+		wait_free(x);
+		return ret;
+	}
+	desc[1] = desc[2] = desc[0];
+	raddr = r->key.base + offset;
+	atomic_store(&x->w.pending, 1);
+	for (;;) {
+		if (fop == FI_CSWAP)
+			sret = fi_compare_atomic(ep->ep, &x->operand, 1, desc[0], &x->compare, desc[1],
+						 &x->result, desc[2], addr, raddr, r->key.mr_key,
+						 FI_UINT64, fop, &x->w.op);
+		else
+			sret = fi_fetch_atomic(ep->ep, &x->operand, 1, desc[0], &x->result, desc[2],
+					       addr, raddr, r->key.mr_key, FI_UINT64, fop, &x->w.op);
+		if (sret != -FI_EAGAIN)
+			break;
+		ofi_cq_poll(ep);
+	}
+	if (sret) {
+		wait_free(x);
+		return transfer_status(ofi_error((int)sret));
+	}
+	ret = wait_all(ep, x, &r->owner, old);
+	return transfer_status(ret);
+}

@@ -1,0 +1,751 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tests/multiproc/test_ofi.c: the ofi provider across real processes, over
+ * libfabric tcp;ofi_rxm on 127.0.0.1 (XRMA_OFI_PROVIDER overrides it). The
+ * test program is node 1 and re-executes itself as node 2 (proc.h); a node
+ * file made for the run gives each node a free port, lists node 9 at a port
+ * nobody listens on, and leaves node 7 out. Covered: export/import and RMA both
+ * ways, mapping refused, atomics (when the libfabric provider has them), a
+ * connection's byte stream, interrupts, name look-ups, unknown and silent
+ * nodes answered within a bound, a second context on a node refused, a peer
+ * SIGKILLed and one closing in order, and two hosts made of two network
+ * namespaces joined by a veth pair (root only; skipped with a message).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "tests/helpers/fixture.h"
+#include "tests/helpers/proc.h"
+
+/* Process start-up under the sanitizers is slow; every cross-process wait has this bound. */
+#define MP_TIMEOUT_MS 20000
+/* Short liveness for the tests; a silent peer must be declared lost within it. Under
+ * ThreadSanitizer a first connection alone can take a second. */
+#if defined(__SANITIZE_THREAD__)
+#define LIVENESS_MS 4000
+#define LIVENESS_TXT "4000"
+#else
+#define LIVENESS_MS 1000
+#define LIVENESS_TXT "1000"
+#endif
+#define SEG_ID 77
+#define SEG_LEN (64 * 1024)
+#define PORT 4000
+
+enum { MSG_READY = 1, MSG_GO, MSG_DONE };
+
+static char fabric[XRMA_NAME_MAX];
+static char nodes_path[256];
+static char dir_path[200];
+
+/* ------------------------------------------------------------------ set-up */
+
+/* A TCP port free right now on 127.0.0.1 (the kernel's pick). */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &len))
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+static int write_node_file(const char *path, const char *const *lines, size_t n)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "# node file of test_ofi\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\n", lines[i]);
+	return fclose(f);
+}
+
+static int ctx_open_node(uint32_t node, struct xrma_ctx **ctx)
+{
+	struct xrma_ctx_attr attr = { .provider = "ofi", .fabric = NULL, .node_id = node };
+
+	return xrma_ctx_open(&attr, ctx);
+}
+
+static int child_ctx(struct xrma_ctx **ctx)
+{
+	return ctx_open_node(XRMA_NODE_ANY, ctx);
+}
+
+static int seg_make(struct xrma_ctx *ctx, uint64_t id, size_t len, uint8_t seed, struct xrma_seg **seg)
+{
+	struct xrma_seg_attr attr = { .len = len, .id = id, .access = XRMA_ACCESS_ALL };
+	void *p;
+	int ret = xrma_seg_open(ctx, &attr, seg);
+
+	if (ret)
+		return ret;
+	if (seed) {
+		xrma_seg_addr(*seg, &p);
+		fixture_pattern(p, len, seed, 0);
+	}
+	return xrma_seg_export(*seg, 0);
+}
+
+static int private_seg(struct xrma_ctx *ctx, size_t len, struct xrma_seg **seg, unsigned char **p)
+{
+	struct xrma_seg_attr la = { .len = len, .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL,
+				    .flags = XRMA_SEG_PRIVATE };
+	int ret = xrma_seg_open(ctx, &la, seg);
+
+	if (!ret)
+		xrma_seg_addr(*seg, (void **)p);
+	return ret;
+}
+
+static int rma_sync(struct xrma_ctx *ctx, enum xrma_rma_op op, struct xrma_seg *local, size_t loff,
+		    struct xrma_rseg *remote, size_t roff, size_t len)
+{
+	struct xrma_dmaq *q;
+	struct xrma_iov iov = { .seg = local, .offset = loff, .len = len };
+	int ret = xrma_dmaq_open(ctx, 4, 0, &q);
+
+	if (ret)
+		return ret;
+	ret = xrma_dmaq_post(q, op, &iov, 1, remote, roff, len, 1, XRMA_RMA_SYNC);
+	xrma_dmaq_close(q);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ children */
+
+/* Import node 1's segment: mapping refused; read it, write new bytes, atomics; export ours. */
+static int child_importer(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_ctx_info info;
+	struct xrma_rseg *r;
+	struct xrma_seg *local, *own;
+	unsigned char *lp;
+	void *map;
+	uint64_t old = 0;
+
+	(void)arg;
+	PROC_CHECK_RC(child_ctx(&ctx), 0);
+	PROC_CHECK_RC(seg_make(ctx, SEG_ID + 1, SEG_LEN, 8, &own), 0);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_rseg_open(ctx, 1, SEG_ID, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
+				     0, MP_TIMEOUT_MS, &r), 0);
+	/* No load/store mapping over a network. */
+	PROC_CHECK_RC(xrma_rseg_map(r, 0, 4096, XRMA_MAP_READ, &map), XRMA_ENOTSUP);
+	PROC_CHECK_RC(private_seg(ctx, SEG_LEN, &local, &lp), 0);
+	PROC_CHECK_RC(rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, SEG_LEN), 0);
+	PROC_CHECK(fixture_pattern_check(lp, SEG_LEN, 3, 0) == FIXTURE_MATCH);
+	/* Unaligned offset and odd length: bytes, not words. */
+	fixture_pattern(lp, SEG_LEN, 11, 0);
+	PROC_CHECK_RC(rma_sync(ctx, XRMA_RMA_WRITE, local, 1, r, 3, SEG_LEN - 7), 0);
+	PROC_CHECK_RC(xrma_ctx_query(ctx, &info), 0);
+	if (info.caps.flags & XRMA_CAP_ATOMIC) {
+		PROC_CHECK_RC(xrma_rseg_atomic(r, 0, XRMA_ATOMIC_SWAP, 0x1122334455667788ull, 0, &old), 0);
+		PROC_CHECK_RC(xrma_rseg_atomic(r, 0, XRMA_ATOMIC_FETCH_ADD, 1, 0, &old), 0);
+		PROC_CHECK(old == 0x1122334455667788ull);
+		PROC_CHECK_RC(xrma_rseg_atomic(r, 0, XRMA_ATOMIC_CSWAP, 5, 1, &old), 0);
+		PROC_CHECK(old == 0x1122334455667789ull);   /* no match: unchanged */
+		PROC_CHECK_RC(xrma_rseg_atomic(r, 0, XRMA_ATOMIC_READ, 0, 0, &old), 0);
+		PROC_CHECK(old == 0x1122334455667789ull);
+	}
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_rseg_close(r), 0);
+	PROC_CHECK_RC(xrma_seg_close(local), 0);
+	PROC_CHECK_RC(fixture_wait_importers(own, 0, MP_TIMEOUT_MS), 0);
+	PROC_CHECK_RC(xrma_seg_close(own), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
+/* Connect to node 1's port and echo what arrives, reversed in case, until end of stream. */
+static int child_stream(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_conn *c;
+	char buf[4096];
+	ssize_t n;
+
+	(void)arg;
+	PROC_CHECK_RC(child_ctx(&ctx), 0);
+	PROC_CHECK(proc_expect(sock, MSG_READY, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_conn_open(ctx, 0, &c), 0);
+	PROC_CHECK_RC(xrma_conn_connect(c, 1, PORT + 1, MP_TIMEOUT_MS), XRMA_ECONNREFUSED);
+	PROC_CHECK_RC(xrma_conn_connect(c, 1, PORT, MP_TIMEOUT_MS), 0);
+	while ((n = xrma_conn_recv(c, buf, sizeof(buf), 0, MP_TIMEOUT_MS)) != -XRMA_ECONNRESET) {
+		if (n == -XRMA_EAGAIN) {
+			uint32_t rev = 0;
+
+			PROC_CHECK(fixture_fd_readable(xrma_conn_fd(c), MP_TIMEOUT_MS) == 1);
+			PROC_CHECK_RC(xrma_conn_poll(c, &rev), 0);
+			continue;
+		}
+		PROC_CHECK(n > 0);
+		for (ssize_t i = 0; i < n; i++)
+			buf[i] = (char)(buf[i] ^ 0x20);
+		PROC_CHECK(xrma_conn_send(c, buf, (size_t)n, XRMA_CONN_BLOCK, MP_TIMEOUT_MS) == n);
+	}
+	PROC_CHECK_RC(xrma_conn_close(c), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
+/* Connect to node 1's interrupt (number from the link) and trigger it: plain, then with data. */
+static int child_trigger(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_rintr *ri;
+	uint64_t number = 0;
+
+	(void)arg;
+	PROC_CHECK_RC(child_ctx(&ctx), 0);
+	PROC_CHECK(proc_recv(sock, &number, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_rintr_open(ctx, 1, number + 1, MP_TIMEOUT_MS, &ri), XRMA_ENOENT);
+	PROC_CHECK_RC(xrma_rintr_open(ctx, 1, number, MP_TIMEOUT_MS, &ri), 0);
+	for (int i = 0; i < 50; i++)
+		PROC_CHECK_RC(xrma_rintr_trigger(ri, NULL, 0), 0);
+	PROC_CHECK_RC(xrma_rintr_trigger(ri, "hello", 5), 0);
+	PROC_CHECK(proc_expect(sock, MSG_DONE, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_rintr_close(ri), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
+/* Import node 1's segment and write to it until killed (or, with "close", close in order). */
+static int child_writer(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_rseg *r;
+	struct xrma_seg *local, *own;
+	unsigned char *lp;
+
+	PROC_CHECK_RC(child_ctx(&ctx), 0);
+	PROC_CHECK_RC(seg_make(ctx, 555, 4096, 1, &own), 0);
+	PROC_CHECK(proc_expect(sock, MSG_READY, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_rseg_open(ctx, 1, SEG_ID, XRMA_ACCESS_REMOTE_WRITE, 0, MP_TIMEOUT_MS, &r), 0);
+	PROC_CHECK_RC(private_seg(ctx, SEG_LEN, &local, &lp), 0);
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	if (arg && !strcmp(arg, "close")) {
+		PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+		/* Leave without releasing anything first: closing the context must not
+		 * be needed for the owner to hear of it, so skip to the provider's goodbye. */
+		PROC_CHECK_RC(xrma_rseg_close(r), 0);
+		PROC_CHECK_RC(xrma_seg_close(local), 0);
+		PROC_CHECK_RC(xrma_seg_close(own), 0);
+		PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+		return 0;
+	}
+	for (;;)
+		PROC_CHECK_RC(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, SEG_LEN), 0);
+}
+
+/* Export segment arg and wait to be told to go; with a name space given, join it first. */
+static int child_exporter(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_seg *seg;
+
+	PROC_CHECK_RC(child_ctx(&ctx), 0);
+	PROC_CHECK_RC(seg_make(ctx, (uint64_t)atoi(arg), 4096, 1, &seg), 0);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_seg_unexport(seg, XRMA_UNEXPORT_FORCE), 0);
+	PROC_CHECK_RC(xrma_seg_close(seg), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
+/* ---- two hosts: children that enter a network namespace first ---- */
+
+static int enter_netns(const char *name)
+{
+	char path[128];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = setns(fd, CLONE_NEWNET);
+	close(fd);
+	return ret;
+}
+
+/* In namespace arg: node 1 of the pair, exporting a segment; reads back what node 2 wrote. */
+static int child_ns_owner(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_seg *seg;
+	unsigned char *p;
+
+	PROC_CHECK(enter_netns(arg) == 0);
+	PROC_CHECK_RC(child_ctx(&ctx), 0);
+	PROC_CHECK_RC(seg_make(ctx, SEG_ID, SEG_LEN, 3, &seg), 0);
+	xrma_seg_addr(seg, (void **)&p);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_DONE, MP_TIMEOUT_MS) == 0);
+	/* The importer's release came after its writes; waiting for it also shows
+	 * ThreadSanitizer the order (it cannot see the messages between processes). */
+	PROC_CHECK_RC(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
+	PROC_CHECK(fixture_pattern_check(p, SEG_LEN / 2, 21, 0) == FIXTURE_MATCH);
+	PROC_CHECK(fixture_pattern_check(p + SEG_LEN / 2, SEG_LEN / 2, 3, SEG_LEN / 2) == FIXTURE_MATCH);
+	PROC_CHECK_RC(xrma_seg_close(seg), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
+/* In namespace arg: node 2, a DMA exchange (queued, asynchronous) with node 1. */
+static int child_ns_user(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_rseg *r;
+	struct xrma_seg *local;
+	struct xrma_dmaq *q;
+	struct xrma_completion done[2];
+	unsigned char *lp;
+	size_t got = 0;
+
+	PROC_CHECK(enter_netns(arg) == 0);
+	PROC_CHECK_RC(child_ctx(&ctx), 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_rseg_open(ctx, 1, SEG_ID, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
+				     0, MP_TIMEOUT_MS, &r), 0);
+	PROC_CHECK_RC(private_seg(ctx, 2 * SEG_LEN, &local, &lp), 0);
+	fixture_pattern(lp + SEG_LEN, SEG_LEN / 2, 21, 0);
+	PROC_CHECK_RC(xrma_dmaq_open(ctx, 8, 0, &q), 0);
+	{
+		struct xrma_iov rd = { .seg = local, .offset = 0, .len = SEG_LEN };
+		struct xrma_iov wr = { .seg = local, .offset = SEG_LEN, .len = SEG_LEN / 2 };
+
+		PROC_CHECK_RC(xrma_dmaq_post(q, XRMA_RMA_READ, &rd, 1, r, 0, SEG_LEN, 1, 0), 0);
+		PROC_CHECK_RC(xrma_dmaq_post(q, XRMA_RMA_WRITE, &wr, 1, r, 0, SEG_LEN / 2, 2,
+					     XRMA_RMA_FENCE), 0);
+	}
+	while (got < 2) {
+		PROC_CHECK_RC(xrma_dmaq_wait(q, done + got, MP_TIMEOUT_MS), 0);
+		got++;
+	}
+	PROC_CHECK(done[0].status == 0 && done[1].status == 0);
+	PROC_CHECK(fixture_pattern_check(lp, SEG_LEN, 3, 0) == FIXTURE_MATCH);
+	PROC_CHECK_RC(xrma_dmaq_close(q), 0);
+	PROC_CHECK_RC(xrma_rseg_close(r), 0);
+	PROC_CHECK_RC(xrma_seg_close(local), 0);
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
+static const struct proc_role roles[] = {
+	{ "importer", child_importer },
+	{ "stream", child_stream },
+	{ "trigger", child_trigger },
+	{ "writer", child_writer },
+	{ "exporter", child_exporter },
+	{ "ns_owner", child_ns_owner },
+	{ "ns_user", child_ns_user },
+	{ NULL, NULL },
+};
+
+/* ------------------------------------------------------------------ tests */
+
+static int group_up(void **state)
+{
+	char lines[4][64];
+	const char *l[4] = { lines[0], lines[1], lines[2], lines[3] };
+	int p1 = free_port(), p2 = free_port(), p9 = free_port(), p3 = free_port();
+
+	(void)state;
+	fixture_fabric_name(fabric, sizeof(fabric), "ofi");
+	snprintf(dir_path, sizeof(dir_path), "/tmp/xrma-test-ofi-XXXXXX");
+	if (p1 < 0 || p2 < 0 || p9 < 0 || p3 < 0 || !mkdtemp(dir_path))
+		return -1;
+	snprintf(nodes_path, sizeof(nodes_path), "%s/nodes", dir_path);
+	snprintf(lines[0], sizeof(lines[0]), "1 127.0.0.1:%d", p1);
+	snprintf(lines[1], sizeof(lines[1]), "2   127.0.0.1:%d   # the child", p2);
+	snprintf(lines[2], sizeof(lines[2]), "3 localhost:%d", p3);
+	/* Nobody ever listens here: a node that does not answer. */
+	snprintf(lines[3], sizeof(lines[3]), "9 127.0.0.1:%d", p9);
+	if (write_node_file(nodes_path, l, 4))
+		return -1;
+	setenv("XRMA_OFI_NODES", nodes_path, 1);
+	setenv("XRMA_OFI_LIVENESS_MS", LIVENESS_TXT, 1);
+	setenv("XRMA_FABRIC", fabric, 1);
+	return 0;
+}
+
+static int group_down(void **state)
+{
+	(void)state;
+	unlink(nodes_path);
+	rmdir(dir_path);
+	return 0;
+}
+
+static void test_export_import_rma_both_directions(void **state)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_ctx_info info;
+	struct xrma_seg *seg, *local;
+	struct xrma_rseg *r;
+	struct proc child;
+	unsigned char *p, *lp;
+	uint64_t word;
+
+	(void)state;
+	assert_rc(ctx_open_node(1, &ctx), 0);
+	assert_rc(xrma_ctx_query(ctx, &info), 0);
+	assert_string_equal(info.provider, "ofi");
+	assert_false(info.caps.flags & XRMA_CAP_MAP);
+	assert_false(info.caps.flags & XRMA_CAP_DOORBELL);
+	assert_true(info.caps.flags & XRMA_CAP_MULTIPROC);
+	assert_rc(seg_make(ctx, SEG_ID, SEG_LEN, 3, &seg), 0);
+	xrma_seg_addr(seg, (void **)&p);
+	assert_int_equal(proc_spawn(&child, fabric, 2, "importer", NULL), 0);
+	assert_int_equal(proc_expect(child.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	/* Our direction: read the child's segment, write into it. */
+	assert_rc(xrma_rseg_open(ctx, 2, SEG_ID + 1, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
+				 0, MP_TIMEOUT_MS, &r), 0);
+	assert_rc(private_seg(ctx, SEG_LEN, &local, &lp), 0);
+	assert_rc(rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, SEG_LEN), 0);
+	assert_true(fixture_pattern_check(lp, SEG_LEN, 8, 0) == FIXTURE_MATCH);
+	assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 100, 1000), 0);
+	assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, SEG_LEN - 8, 16), XRMA_ERANGE);
+	assert_rc(xrma_rseg_close(r), 0);
+	/* Its direction. */
+	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(child.sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	/*
+	 * Our progress thread stored the child's bytes. The child's message orders that
+	 * before our reads, but ThreadSanitizer cannot see a message between processes:
+	 * a probe, answered through the same thread and lock, shows it the order.
+	 */
+	assert_rc(xrma_node_probe(ctx, 2, MP_TIMEOUT_MS), 0);
+	/* Remote byte j in [3, SEG_LEN-4) holds local byte j-2 of pattern 11 (bytes 0..7 took
+	 * the atomics when there are any); the last four bytes are untouched. */
+	assert_true(fixture_pattern_check(p + 8, SEG_LEN - 4 - 8, 11, 6) == FIXTURE_MATCH);
+	assert_true(fixture_pattern_check(p + SEG_LEN - 4, 4, 3, SEG_LEN - 4) == FIXTURE_MATCH);
+	memcpy(&word, p, sizeof(word));
+	if (info.caps.flags & XRMA_CAP_ATOMIC)
+		assert_true(word == 0x1122334455667789ull);
+	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_seg_close(local), 0);
+	assert_rc(xrma_seg_close(seg), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
+static void test_connection_byte_stream(void **state)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_conn *l, *c;
+	struct proc child;
+	uint32_t port = PORT;
+	static char out[200000], in[200000];
+	size_t got = 0;
+
+	(void)state;
+	assert_rc(ctx_open_node(1, &ctx), 0);
+	assert_rc(xrma_conn_open(ctx, 0, &l), 0);
+	assert_rc(xrma_conn_bind(l, &port, 0, 0), 0);
+	assert_rc(xrma_conn_listen(l, 4), 0);
+	assert_int_equal(proc_spawn(&child, fabric, 2, "stream", NULL), 0);
+	assert_int_equal(proc_send(child.sock, MSG_READY), 0);
+	assert_rc(xrma_conn_accept(l, MP_TIMEOUT_MS, &c), 0);
+	/* More than the window several times over, in order; each piece's echo read
+	 * before the next goes (both windows are bounded). */
+	fixture_pattern(out, sizeof(out), 17, 0);
+	for (size_t i = 0; i < sizeof(out); i++)
+		out[i] = (char)(out[i] & ~0x20);
+	for (size_t sent = 0; sent < sizeof(out);) {
+		size_t piece = sizeof(out) - sent < 20000 ? sizeof(out) - sent : 20000;
+
+		assert_int_equal(xrma_conn_send(c, out + sent, piece, XRMA_CONN_BLOCK, MP_TIMEOUT_MS), piece);
+		sent += piece;
+		while (got < sent) {
+			ssize_t n = xrma_conn_recv(c, in + got, sent - got, XRMA_CONN_BLOCK, MP_TIMEOUT_MS);
+
+			assert_true(n > 0);
+			got += (size_t)n;
+		}
+	}
+	for (size_t i = 0; i < sizeof(in); i++)
+		assert_int_equal((unsigned char)in[i], (unsigned char)(out[i] | 0x20));
+	assert_rc(xrma_conn_close(c), 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_conn_close(l), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
+static void test_interrupts_as_messages(void **state)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_intr *intr;
+	struct proc child;
+	uint64_t number = XRMA_ID_ANY;
+	int plain = 0, with_data = 0;
+
+	(void)state;
+	assert_rc(ctx_open_node(1, &ctx), 0);
+	assert_rc(xrma_intr_open(ctx, &number, 0, 0, 0, &intr), 0);
+	assert_int_equal(proc_spawn(&child, fabric, 2, "trigger", NULL), 0);
+	assert_int_equal(proc_send(child.sock, number), 0);
+	while (plain + with_data < 51) {
+		char data[16];
+		size_t len = sizeof(data);
+
+		assert_rc(xrma_intr_wait(intr, MP_TIMEOUT_MS, data, &len), 0);
+		if (len) {
+			assert_int_equal(len, 5);
+			assert_memory_equal(data, "hello", 5);
+			with_data++;
+		} else {
+			plain++;
+		}
+	}
+	assert_int_equal(plain, 50);
+	assert_int_equal(with_data, 1);
+	assert_rc(xrma_intr_wait(intr, 0, NULL, NULL), XRMA_ETIMEDOUT);
+	assert_int_equal(proc_send(child.sock, MSG_DONE), 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_intr_close(intr), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
+static void test_lookups_and_unknown_or_silent_nodes(void **state)
+{
+	struct xrma_ctx *ctx, *again;
+	struct xrma_rseg *r;
+	struct xrma_conn *c;
+	struct proc child;
+	uint32_t nodes[8];
+	size_t n = 0;
+	uint64_t t0;
+
+	(void)state;
+	assert_rc(ctx_open_node(1, &ctx), 0);
+	/* One endpoint per node: a second context on node 1 is refused. */
+	assert_rc(ctx_open_node(1, &again), XRMA_EADDRINUSE);
+	assert_non_null(strstr(xrma_error_detail(), "node 1"));
+	/* A node the file does not list: at once. */
+	t0 = fixture_now_ms();
+	assert_rc(xrma_rseg_open(ctx, 7, SEG_ID, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), XRMA_ENODEV);
+	assert_rc(xrma_node_probe(ctx, 7, 100), XRMA_ENODEV);
+	assert_true(fixture_now_ms() - t0 < 1000);
+	/* A listed node nobody runs: not responding, within the liveness bound. */
+	t0 = fixture_now_ms();
+	assert_rc(xrma_rseg_open(ctx, 9, SEG_ID, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r),
+		  XRMA_EHOSTUNREACH);
+	assert_true(fixture_now_ms() - t0 < 2 * LIVENESS_MS + 1000);
+	assert_rc(xrma_node_probe(ctx, 9, 200), XRMA_EHOSTUNREACH);
+	assert_rc(xrma_conn_open(ctx, 0, &c), 0);
+	assert_rc(xrma_conn_connect(c, 7, PORT, MP_TIMEOUT_MS), XRMA_ENODEV);
+	assert_rc(xrma_conn_close(c), 0);
+	/* A live node: its names are found, others are not. */
+	assert_int_equal(proc_spawn(&child, fabric, 2, "exporter", "31"), 0);
+	assert_int_equal(proc_expect(child.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_node_probe(ctx, 2, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_node_probe(ctx, 1, 0), 0);
+	assert_rc(xrma_node_list(ctx, nodes, 8, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(nodes[0], 1);
+	assert_int_equal(nodes[1], 2);
+	assert_rc(xrma_rseg_open(ctx, 2, 32, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), XRMA_ENOENT);
+	assert_rc(xrma_rseg_open(ctx, 2, 31, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
+	{
+		struct xrma_seg *local;
+		unsigned char *lp;
+
+		assert_rc(private_seg(ctx, 4096, &local, &lp), 0);
+		assert_rc(rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 4096), 0);
+		assert_true(fixture_pattern_check(lp, 4096, 1, 0) == FIXTURE_MATCH);
+		/* Read-only import: the owner's registration refuses writes too. */
+		assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, 64), XRMA_EACCES);
+		assert_rc(xrma_seg_close(local), 0);
+	}
+	assert_rc(xrma_rseg_close(r), 0);
+	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
+static int rseg_wait_state(struct xrma_rseg *r, enum xrma_rseg_state want, int timeout_ms)
+{
+	enum xrma_rseg_state st = 0;
+	uint64_t end = fixture_now_ms() + (uint64_t)timeout_ms;
+
+	while (fixture_now_ms() < end && (xrma_rseg_state(r, &st) || st != want))
+		sched_yield();
+	return st == want ? 0 : -1;
+}
+
+static void test_peer_killed_survivor_sees_lost(void **state)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_seg *seg, *local;
+	struct xrma_rseg *r;
+	struct xrma_event ev;
+	struct proc child;
+	unsigned char *lp;
+	uint64_t t0;
+
+	(void)state;
+	assert_rc(ctx_open_node(1, &ctx), 0);
+	assert_rc(seg_make(ctx, SEG_ID, SEG_LEN, 3, &seg), 0);
+	assert_rc(private_seg(ctx, 4096, &local, &lp), 0);
+	assert_int_equal(proc_spawn(&child, fabric, 2, "writer", NULL), 0);
+	assert_int_equal(proc_send(child.sock, MSG_READY), 0);
+	assert_int_equal(proc_expect(child.sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_rseg_open(ctx, 2, 555, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
+	assert_int_equal(proc_kill(&child), 128 + SIGKILL);
+	t0 = fixture_now_ms();
+	/* The owner hears of the importer's death, the importer of the owner's. */
+	do
+		assert_rc(xrma_seg_wait_event(seg, 2 * LIVENESS_MS + 1000, &ev), 0);
+	while (ev.type == XRMA_EVENT_CONNECT);
+	assert_int_equal(ev.type, XRMA_EVENT_LOST);
+	assert_int_equal(rseg_wait_state(r, XRMA_RSEG_LOST, 2 * LIVENESS_MS + 1000), 0);
+	assert_true(fixture_now_ms() - t0 < 2 * LIVENESS_MS + 1000);
+	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
+	assert_rc(rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), XRMA_ELOST);
+	assert_rc(xrma_rseg_close(r), 0);
+	assert_rc(xrma_node_probe(ctx, 2, 200), XRMA_EHOSTUNREACH);
+	/* The survivor goes on: a new node 2 imports the same segment. */
+	assert_int_equal(proc_spawn(&child, fabric, 2, "writer", "close"), 0);
+	assert_int_equal(proc_send(child.sock, MSG_READY), 0);
+	assert_int_equal(proc_expect(child.sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_seg_close(local), 0);
+	assert_rc(xrma_seg_close(seg), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
+static void test_owner_withdraws_and_closes(void **state)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_seg *seg;
+	struct xrma_rseg *r;
+	struct proc child;
+
+	(void)state;
+	assert_rc(ctx_open_node(1, &ctx), 0);
+	assert_rc(seg_make(ctx, SEG_ID, SEG_LEN, 3, &seg), 0);
+	assert_int_equal(proc_spawn(&child, fabric, 2, "exporter", "44"), 0);
+	assert_int_equal(proc_expect(child.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_rseg_open(ctx, 2, 44, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
+	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	/* The owner cut us off, closed its segment and then its context, in order. */
+	assert_int_equal(rseg_wait_state(r, XRMA_RSEG_LOST, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_node_probe(ctx, 2, 200), XRMA_EHOSTUNREACH);
+	assert_rc(xrma_rseg_close(r), 0);
+	assert_rc(xrma_seg_close(seg), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
+/* ---- two hosts ---- */
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return st == 0 ? 0 : -1;
+}
+
+static void test_two_hosts_in_network_namespaces(void **state)
+{
+	char nsa[32], nsb[32], path[300], la[64], lb[64];
+	const char *lines[2] = { la, lb };
+	unsigned tag = (unsigned)getpid() & 0xffff;
+	unsigned net = (unsigned)getpid() % 200 + 20;
+	struct proc owner, user;
+	int ok;
+
+	(void)state;
+	if (geteuid() != 0 || sh("command -v ip >/dev/null 2>&1")) {
+		print_message("two-host test skipped: creating network namespaces needs root and the ip tool\n");
+		skip();
+	}
+	snprintf(nsa, sizeof(nsa), "xrma%04xa", tag);
+	snprintf(nsb, sizeof(nsb), "xrma%04xb", tag);
+	ok = !sh("ip netns add %s && ip netns add %s", nsa, nsb) &&
+	     !sh("ip link add v%04xa netns %s type veth peer name v%04xb netns %s", tag, nsa, tag, nsb) &&
+	     !sh("ip -n %s addr add 10.%u.%u.1/24 dev v%04xa && ip -n %s link set v%04xa up && ip -n %s link set lo up",
+		 nsa, net, tag & 0xff, tag, nsa, tag, nsa) &&
+	     !sh("ip -n %s addr add 10.%u.%u.2/24 dev v%04xb && ip -n %s link set v%04xb up && ip -n %s link set lo up",
+		 nsb, net, tag & 0xff, tag, nsb, tag, nsb);
+	if (!ok) {
+		sh("ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null", nsa, nsb);
+		print_message("two-host test skipped: this system refused to make namespaces or a veth pair\n");
+		skip();
+	}
+	/* Each host knows the other by its address on the veth link. */
+	snprintf(la, sizeof(la), "1 10.%u.%u.1:7471", net, tag & 0xff);
+	snprintf(lb, sizeof(lb), "2 10.%u.%u.2:7471", net, tag & 0xff);
+	snprintf(path, sizeof(path), "%s/nodes-netns", dir_path);
+	assert_int_equal(write_node_file(path, lines, 2), 0);
+	setenv("XRMA_OFI_NODES", path, 1);
+	ok = proc_spawn(&owner, fabric, 1, "ns_owner", nsa) == 0 &&
+	     proc_spawn(&user, fabric, 2, "ns_user", nsb) == 0;
+	setenv("XRMA_OFI_NODES", nodes_path, 1);
+	assert_true(ok);
+	assert_int_equal(proc_expect(owner.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(user.sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(user.sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(owner.sock, MSG_DONE), 0);
+	ok = proc_join(&user, MP_TIMEOUT_MS) == 0;
+	ok = proc_join(&owner, MP_TIMEOUT_MS) == 0 && ok;
+	sh("ip netns del %s; ip netns del %s", nsa, nsb);
+	unlink(path);
+	assert_true(ok);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_export_import_rma_both_directions),
+		cmocka_unit_test(test_connection_byte_stream),
+		cmocka_unit_test(test_interrupts_as_messages),
+		cmocka_unit_test(test_lookups_and_unknown_or_silent_nodes),
+		cmocka_unit_test(test_peer_killed_survivor_sees_lost),
+		cmocka_unit_test(test_owner_withdraws_and_closes),
+		cmocka_unit_test(test_two_hosts_in_network_namespaces),
+	};
+	int rc;
+
+	if (proc_child_dispatch(argc, argv, roles, &rc))
+		return rc;
+	setenv("XRMA_PROVIDER", "ofi", 1);
+	return cmocka_run_group_tests(tests, group_up, group_down);
+}
