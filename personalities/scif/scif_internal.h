@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * personalities/scif/scif_internal.h: private types of libscif. An endpoint
+ * is an xrma connection whose eventfd is the SCIF descriptor; once connected
+ * it owns a window space (its registered address space), a DMA queue, and a
+ * shared RAS table that publishes its windows to the peer (scif_ras.c).
+ * docs/scif.md explains the mapping from SCIF to the core.
+ */
+#ifndef XRMA_SCIF_INTERNAL_H
+#define XRMA_SCIF_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <scif.h>
+#include <xrma/xrma.h>
+
+#define XRMA_SCIF_PAGE ((size_t)4096)
+/* Windows one endpoint can publish to its peer. */
+#define XRMA_SCIF_RAS_MAX 1024
+/* Completion slots of the RMA counter the peer reads for INIT_PEER fences. */
+#define XRMA_SCIF_DONE_SLOTS 64
+/* Remote windows one RMA may span. */
+#define XRMA_SCIF_PIECES_MAX 64
+/* Bound on the handshake after connect/accept (the peer sends at once). */
+#define XRMA_SCIF_HANDSHAKE_MS 10000
+#define XRMA_SCIF_DMAQ_DEPTH 1024
+
+/*
+ * The table an endpoint shares with its peer (a provider-allocated, exported
+ * segment the peer imports and maps). Every field is accessed with atomic
+ * builtins: the owner writes under a sequence lock, the peer reads without.
+ */
+struct xrma_scif_ras_entry {
+	uint64_t offset;
+	uint64_t len;
+	uint64_t seg_id;   /* the exported segment behind the window, from its offset 0 */
+	uint64_t prot;     /* SCIF_PROT_* */
+};
+
+struct xrma_scif_ras_shared {
+	uint64_t magic;
+	uint64_t seq;      /* odd while the owner rewrites the entries */
+	uint64_t count;    /* live entries, sorted by offset */
+	uint64_t posted;   /* RMAs initiated through the owning endpoint */
+	/* done[n % SLOTS] = n once RMA n and all before it completed. */
+	uint64_t done[XRMA_SCIF_DONE_SLOTS];
+	struct xrma_scif_ras_entry win[XRMA_SCIF_RAS_MAX];
+};
+
+/* One window of our registered address space (live, or unregistered and awaiting deletion). */
+struct xrma_scif_window {
+	uint64_t offset;
+	size_t len;
+	struct xrma_seg *seg;
+	uint64_t seg_id;
+	uint32_t prot;
+	bool live;         /* false: unregistered; the range stays taken until seg closes */
+};
+
+/* One of the peer's segments we imported for RMA (a cache). */
+struct xrma_scif_import {
+	uint64_t seg_id;
+	struct xrma_rseg *rseg;
+};
+
+/* A piece of the peer's registered address space, resolved. */
+struct xrma_scif_piece {
+	uint64_t seg_id;
+	size_t seg_offset;
+	size_t len;
+};
+
+struct xrma_scif_ep {
+	int fd;                              /* fixed at open: the descriptor */
+	struct xrma_conn *conn;              /* fixed at open (accept: at creation) */
+	int refs;                            /* under xrma_scif_table_lock */
+
+	pthread_mutex_t lock;                /* guards everything below */
+	bool closed;
+	bool connected;                      /* handshake done: RAS below is set up */
+	uint32_t peer_node;
+	uint32_t peer_port;
+	struct xrma_win *win;
+	struct xrma_dmaq *dmaq;
+	struct xrma_seg *ras_seg;
+	struct xrma_scif_ras_shared *ras;    /* ours, written by us */
+	struct xrma_rseg *peer_ras_rseg;
+	struct xrma_scif_ras_shared *peer_ras;  /* the peer's, mapped; read only */
+	uint64_t peer_seq_seen;              /* imports were checked against this table */
+	struct xrma_scif_window *windows;    /* sorted by offset */
+	size_t nwindows, windows_cap;
+	struct xrma_scif_import *imports;
+	size_t nimports, imports_cap;
+	bool async_used;                     /* completions of failed async RMAs may queue */
+};
+
+/* scif_ctx.c: the process context, the descriptor table, leftover segments. */
+int xrma_scif_ctx(struct xrma_ctx **ctx);
+int xrma_scif_ep_insert(struct xrma_scif_ep *ep);
+/* Take a reference on the endpoint of epd: 0, or -XRMA_EHANDLE. */
+int xrma_scif_ep_get(scif_epd_t epd, struct xrma_scif_ep **ep);
+void xrma_scif_ep_put(struct xrma_scif_ep *ep);
+/* Remove epd from the table (the caller's reference stays): 0 or -XRMA_EHANDLE. */
+int xrma_scif_ep_remove(struct xrma_scif_ep *ep);
+/* Close seg now if nothing uses it, else keep it and retry later. */
+void xrma_scif_seg_retire(struct xrma_seg *seg);
+void xrma_scif_retired_sweep(void);
+struct xrma_scif_ep *xrma_scif_ep_new(struct xrma_conn *conn);
+
+/* scif_errors.c: the one table from core codes to errno. Sets errno, returns -1. */
+int xrma_scif_errno(int core);
+int xrma_scif_fail(int core);
+
+/* scif_ras.c: our windows and the peer's view of them. ep->lock held unless noted. */
+int xrma_scif_ras_setup(struct xrma_scif_ep *ep, uint64_t *ras_id);
+int xrma_scif_ras_attach_peer(struct xrma_scif_ep *ep, uint64_t peer_ras_id);
+void xrma_scif_ras_teardown(struct xrma_scif_ep *ep);
+/* The connected state check shared by every RAS, RMA and fence call. */
+int xrma_scif_ep_usable(struct xrma_scif_ep *ep);
+const struct xrma_scif_window *xrma_scif_window_find(struct xrma_scif_ep *ep, uint64_t offset,
+						     size_t len);
+int xrma_scif_peer_lookup(struct xrma_scif_ep *ep, uint64_t offset, size_t len, uint32_t prot,
+			  struct xrma_scif_piece *out, size_t max, size_t *count);
+int xrma_scif_import(struct xrma_scif_ep *ep, uint64_t seg_id, struct xrma_rseg **rseg);
+void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all);
+/* Count an RMA about to be posted; returns its number. */
+uint64_t xrma_scif_rma_begin(struct xrma_scif_ep *ep);
+/* RMA n was posted (and completed if sync): publish its completion to the peer. */
+int xrma_scif_rma_end(struct xrma_scif_ep *ep, uint64_t n, bool sync);
+/* Wait (without ep->lock) until the peer's RMAs up to target completed. */
+int xrma_scif_peer_wait(struct xrma_scif_ep *ep, uint64_t target);
+
+#endif

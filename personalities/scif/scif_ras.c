@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * personalities/scif/scif_ras.c: the registered address space of an endpoint
+ * (§3.5, §3.9) and the peer's view of it. Each window is an exported segment
+ * over the caller's pages, added to the endpoint's core window space (local
+ * side of RMAs) and published in a shared table the peer maps (remote side).
+ * The table is written under a sequence lock; the peer imports the segments it
+ * targets and keeps them in a cache it prunes when the table changes.
+ * An unregistered window leaves the table at once, but its range stays taken
+ * until its segment can close: no transfer, import, mapping or signal uses it.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "personalities/scif/scif_internal.h"
+
+#define RAS_MAGIC 0x5241535f53434946ull   /* "RAS_SCIF" */
+#define RAS_SIZE ((sizeof(struct xrma_scif_ras_shared) + XRMA_SCIF_PAGE - 1) & ~(XRMA_SCIF_PAGE - 1))
+/* Offsets stay below 2^62, as in MPSS. */
+#define RAS_OFFSET_LIMIT ((uint64_t)1 << 62)
+/* Reader retries while the owner rewrites the table, before giving up on it. */
+#define RAS_READ_SPINS (1u << 20)
+/* Peer fence waits: spin this many rounds, then sleep between looks. */
+#define PEER_WAIT_SPINS 4096
+#define PEER_WAIT_SLEEP_NS 20000
+
+#define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+int xrma_scif_ep_usable(struct xrma_scif_ep *ep)
+{
+	enum xrma_conn_state state;
+	int ret;
+
+	if (ep->closed)
+		return -XRMA_EHANDLE;
+	ret = xrma_conn_state(ep->conn, &state);
+	if (ret)
+		return ret;
+	if (state == XRMA_CONN_DISCONNECTED) {
+		if (ep->connected)
+			xrma_scif_imports_sweep(ep, true);
+		return -XRMA_ECONNRESET;
+	}
+	return ep->connected ? 0 : -XRMA_ENOTCONN;
+}
+
+int xrma_scif_ras_setup(struct xrma_scif_ep *ep, uint64_t *ras_id)
+{
+	struct xrma_seg_attr attr = {
+		.len = RAS_SIZE, .id = XRMA_ID_ANY,
+		.access = XRMA_ACCESS_LOCAL_READ | XRMA_ACCESS_LOCAL_WRITE | XRMA_ACCESS_REMOTE_READ,
+	};
+	struct xrma_ctx *ctx;
+	void *addr;
+	int ret;
+
+	ret = xrma_scif_ctx(&ctx);
+	if (ret)
+		return ret;
+	ret = xrma_win_open(ctx, 0, &ep->win);
+	if (ret)
+		return ret;
+	ret = xrma_dmaq_open(ctx, XRMA_SCIF_DMAQ_DEPTH, 0, &ep->dmaq);
+	if (ret)
+		goto err_win;
+	ret = xrma_seg_open(ctx, &attr, &ep->ras_seg);
+	if (ret)
+		goto err_dmaq;
+	ret = xrma_seg_addr(ep->ras_seg, &addr);
+	if (!ret)
+		ret = xrma_seg_id(ep->ras_seg, ras_id);
+	if (ret)
+		goto err_seg;
+	ep->ras = addr;
+	memset(ep->ras, 0, RAS_SIZE);
+	__atomic_store_n(&ep->ras->magic, RAS_MAGIC, __ATOMIC_RELEASE);
+	ret = xrma_seg_export(ep->ras_seg, 0);
+	if (ret)
+		goto err_seg;
+	return 0;
+
+err_seg:
+	xrma_seg_close(ep->ras_seg);
+	ep->ras_seg = NULL;
+	ep->ras = NULL;
+err_dmaq:
+	xrma_dmaq_close(ep->dmaq);
+	ep->dmaq = NULL;
+err_win:
+	xrma_win_close(ep->win);
+	ep->win = NULL;
+	return ret;
+}
+
+int xrma_scif_ras_attach_peer(struct xrma_scif_ep *ep, uint64_t peer_ras_id)
+{
+	struct xrma_ctx *ctx;
+	void *addr;
+	int ret;
+
+	ret = xrma_scif_ctx(&ctx);
+	if (!ret)
+		ret = xrma_rseg_open(ctx, ep->peer_node, peer_ras_id, XRMA_ACCESS_REMOTE_READ, 0,
+				     XRMA_SCIF_HANDSHAKE_MS, &ep->peer_ras_rseg);
+	if (ret)
+		return ret;
+	ret = xrma_rseg_map(ep->peer_ras_rseg, 0, RAS_SIZE, XRMA_MAP_READ, &addr);
+	if (!ret && __atomic_load_n(&((struct xrma_scif_ras_shared *)addr)->magic, __ATOMIC_ACQUIRE) !=
+			    RAS_MAGIC) {
+		xrma_rseg_unmap(ep->peer_ras_rseg, addr);
+		ret = -XRMA_EPROTO;
+	}
+	if (ret) {
+		xrma_rseg_close(ep->peer_ras_rseg);
+		ep->peer_ras_rseg = NULL;
+		return ret;
+	}
+	ep->peer_ras = addr;
+	return 0;
+}
+
+/* Rewrite the shared table from the live windows (ep->lock held). */
+static void ras_publish(struct xrma_scif_ep *ep)
+{
+	struct xrma_scif_ras_shared *ras = ep->ras;
+	uint64_t seq = LOAD(&ras->seq), n = 0;
+
+	STORE(&ras->seq, seq + 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	for (size_t i = 0; i < ep->nwindows; i++) {
+		const struct xrma_scif_window *w = &ep->windows[i];
+
+		if (!w->live)
+			continue;
+		STORE(&ras->win[n].offset, w->offset);
+		STORE(&ras->win[n].len, (uint64_t)w->len);
+		STORE(&ras->win[n].seg_id, w->seg_id);
+		STORE(&ras->win[n].prot, (uint64_t)w->prot);
+		n++;
+	}
+	STORE(&ras->count, n);
+	__atomic_store_n(&ras->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/* Drop unregistered windows whose segment could close (their range is free again). */
+static void windows_sweep(struct xrma_scif_ep *ep)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < ep->nwindows; i++) {
+		struct xrma_scif_window *w = &ep->windows[i];
+
+		if (!w->live && xrma_seg_close(w->seg) != -XRMA_EBUSY)
+			continue;
+		ep->windows[kept++] = *w;
+	}
+	ep->nwindows = kept;
+}
+
+void xrma_scif_ras_teardown(struct xrma_scif_ep *ep)
+{
+	if (ep->dmaq)
+		xrma_dmaq_drain(ep->dmaq, XRMA_TIMEOUT_INFINITE);
+	xrma_scif_imports_sweep(ep, true);
+	for (size_t i = 0; i < ep->nimports; i++)   /* still busy: leave them to the core's teardown */
+		xrma_rseg_close(ep->imports[i].rseg);
+	ep->nimports = 0;
+	if (ep->peer_ras) {
+		xrma_rseg_unmap(ep->peer_ras_rseg, ep->peer_ras);
+		ep->peer_ras = NULL;
+	}
+	if (ep->peer_ras_rseg) {
+		xrma_rseg_close(ep->peer_ras_rseg);
+		ep->peer_ras_rseg = NULL;
+	}
+	for (size_t i = 0; i < ep->nwindows; i++) {
+		struct xrma_scif_window *w = &ep->windows[i];
+
+		if (w->live)
+			xrma_win_remove(ep->win, w->offset, w->len);
+		xrma_scif_seg_retire(w->seg);
+	}
+	ep->nwindows = 0;
+	if (ep->win) {
+		xrma_win_close(ep->win);
+		ep->win = NULL;
+	}
+	if (ep->dmaq) {
+		xrma_dmaq_drain(ep->dmaq, XRMA_TIMEOUT_INFINITE);
+		xrma_dmaq_close(ep->dmaq);
+		ep->dmaq = NULL;
+	}
+	if (ep->ras_seg) {
+		xrma_scif_seg_retire(ep->ras_seg);
+		ep->ras_seg = NULL;
+		ep->ras = NULL;
+	}
+	ep->connected = false;
+}
+
+/* Where [*offset, +len) goes in the sorted list; returns the insert index or a negative code. */
+static long ras_place(struct xrma_scif_ep *ep, uint64_t *offset, size_t len, bool fixed)
+{
+	uint64_t at = fixed ? *offset : (*offset + XRMA_SCIF_PAGE - 1) & ~(uint64_t)(XRMA_SCIF_PAGE - 1);
+	size_t i = 0;
+
+	for (; i < ep->nwindows; i++) {
+		const struct xrma_scif_window *w = &ep->windows[i];
+
+		if (w->offset + w->len <= at)
+			continue;
+		if (w->offset >= at + len)
+			break;
+		if (fixed)
+			return -XRMA_EADDRINUSE;
+		at = w->offset + w->len;
+	}
+	if (at > RAS_OFFSET_LIMIT - len)
+		return fixed ? -XRMA_EADDRINUSE : -XRMA_ENOMEM;
+	*offset = at;
+	return (long)i;
+}
+
+static size_t windows_live(const struct xrma_scif_ep *ep)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ep->nwindows; i++)
+		n += ep->windows[i].live;
+	return n;
+}
+
+static int ras_register(struct xrma_scif_ep *ep, void *addr, size_t len, uint64_t *offset, int prot,
+			bool fixed)
+{
+	struct xrma_seg_attr attr = { .len = len, .addr = addr, .id = XRMA_ID_ANY,
+				      .access = XRMA_ACCESS_ALL };
+	struct xrma_scif_window w = { .len = len, .prot = (uint32_t)prot, .live = true };
+	struct xrma_ctx *ctx;
+	uint64_t placed;
+	long at;
+	int ret;
+
+	windows_sweep(ep);
+	if (windows_live(ep) >= XRMA_SCIF_RAS_MAX)
+		return -XRMA_ENOMEM;
+	if (ep->nwindows == ep->windows_cap) {
+		size_t cap = ep->windows_cap ? ep->windows_cap * 2 : 16;
+		struct xrma_scif_window *grown = realloc(ep->windows, cap * sizeof(*grown));
+
+		if (!grown)
+			return -XRMA_ENOMEM;
+		ep->windows = grown;
+		ep->windows_cap = cap;
+	}
+	at = ras_place(ep, offset, len, fixed);
+	if (at < 0)
+		return (int)at;
+	w.offset = *offset;
+	ret = xrma_scif_ctx(&ctx);
+	if (!ret)
+		ret = xrma_seg_open(ctx, &attr, &w.seg);
+	if (ret)
+		return ret;
+	ret = xrma_seg_id(w.seg, &w.seg_id);
+	if (!ret)
+		ret = xrma_seg_export(w.seg, 0);
+	if (!ret)
+		ret = xrma_win_add(ep->win, w.seg, 0, len, w.offset,
+				   ((prot & SCIF_PROT_READ) ? XRMA_WIN_PROT_READ : 0) |
+					   ((prot & SCIF_PROT_WRITE) ? XRMA_WIN_PROT_WRITE : 0),
+				   XRMA_WIN_FIXED, &placed);
+	if (ret) {
+		xrma_seg_close(w.seg);
+		return ret == -XRMA_EADDRINUSE ? -XRMA_EADDRINUSE : ret;
+	}
+	memmove(&ep->windows[at + 1], &ep->windows[at], (ep->nwindows - (size_t)at) * sizeof(w));
+	ep->windows[at] = w;
+	ep->nwindows++;
+	ras_publish(ep);
+	return 0;
+}
+
+off_t scif_register(scif_epd_t epd, void *addr, size_t len, off_t offset, int prot_flags, int map_flags)
+{
+	struct xrma_scif_ep *ep;
+	bool fixed = map_flags & SCIF_MAP_FIXED;
+	uint64_t placed = (uint64_t)offset;
+	int ret;
+
+	if ((map_flags & ~SCIF_MAP_FIXED) || !prot_flags ||
+	    (prot_flags & ~(SCIF_PROT_READ | SCIF_PROT_WRITE)) || !addr || !len ||
+	    (uintptr_t)addr % XRMA_SCIF_PAGE || len % XRMA_SCIF_PAGE || offset < 0 ||
+	    (fixed && offset % (off_t)XRMA_SCIF_PAGE)) {
+		errno = EINVAL;
+		return SCIF_REGISTER_FAILED;
+	}
+	if (fixed && (len > RAS_OFFSET_LIMIT || placed > RAS_OFFSET_LIMIT - len)) {
+		errno = EADDRINUSE;
+		return SCIF_REGISTER_FAILED;
+	}
+	ret = xrma_scif_ep_get(epd, &ep);
+	if (ret)
+		return xrma_scif_fail(ret);
+	pthread_mutex_lock(&ep->lock);
+	ret = xrma_scif_ep_usable(ep);
+	if (!ret)
+		ret = ras_register(ep, addr, len, &placed, prot_flags, fixed);
+	pthread_mutex_unlock(&ep->lock);
+	xrma_scif_ep_put(ep);
+	return ret ? xrma_scif_fail(ret) : (off_t)placed;
+}
+
+int scif_unregister(scif_epd_t epd, off_t offset, size_t len)
+{
+	struct xrma_scif_ep *ep;
+	uint64_t start = (uint64_t)offset, end;
+	int ret;
+
+	if (offset < 0 || !len || offset % (off_t)XRMA_SCIF_PAGE || len % XRMA_SCIF_PAGE ||
+	    start > UINT64_MAX - len) {
+		errno = EINVAL;
+		return -1;
+	}
+	end = start + len;
+	ret = xrma_scif_ep_get(epd, &ep);
+	if (ret)
+		return xrma_scif_fail(ret);
+	pthread_mutex_lock(&ep->lock);
+	ret = xrma_scif_ep_usable(ep);
+	/* The core decides (whole windows only, at least one) and changes nothing on error. */
+	if (!ret)
+		ret = xrma_win_remove(ep->win, start, len);
+	if (!ret) {
+		for (size_t i = 0; i < ep->nwindows; i++) {
+			struct xrma_scif_window *w = &ep->windows[i];
+
+			if (w->live && w->offset >= start && w->offset + w->len <= end)
+				w->live = false;
+		}
+		ras_publish(ep);
+		windows_sweep(ep);
+	}
+	pthread_mutex_unlock(&ep->lock);
+	xrma_scif_ep_put(ep);
+	return ret ? xrma_scif_fail(ret) : 0;
+}
+
+const struct xrma_scif_window *xrma_scif_window_find(struct xrma_scif_ep *ep, uint64_t offset, size_t len)
+{
+	for (size_t i = 0; i < ep->nwindows; i++) {
+		const struct xrma_scif_window *w = &ep->windows[i];
+
+		if (w->live && offset >= w->offset && offset - w->offset <= w->len &&
+		    len <= w->len - (offset - w->offset))
+			return w;
+	}
+	return NULL;
+}
+
+/* One consistent pass over the peer's table; *seq is the version read. */
+static int peer_scan(const struct xrma_scif_ras_shared *r, uint64_t offset, uint64_t end, uint32_t prot,
+		     struct xrma_scif_piece *out, size_t max, size_t *count)
+{
+	uint64_t n = LOAD(&r->count), lo = 0, hi, at = offset;
+	size_t pieces = 0;
+
+	if (n > XRMA_SCIF_RAS_MAX)
+		n = XRMA_SCIF_RAS_MAX;
+	hi = n;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (LOAD(&r->win[mid].offset) + LOAD(&r->win[mid].len) <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint64_t i = lo; at < end; i++) {
+		uint64_t wo, wl;
+
+		if (i >= n)
+			return -XRMA_ENXIO;
+		wo = LOAD(&r->win[i].offset);
+		wl = LOAD(&r->win[i].len);
+		if (wo > at || wo + wl <= at)
+			return -XRMA_ENXIO;
+		if ((LOAD(&r->win[i].prot) & prot) != prot)
+			return -XRMA_EACCES;
+		if (pieces == max)
+			return -XRMA_ENOSPC;
+		out[pieces].seg_id = LOAD(&r->win[i].seg_id);
+		out[pieces].seg_offset = (size_t)(at - wo);
+		out[pieces].len = (size_t)((end < wo + wl ? end : wo + wl) - at);
+		at += out[pieces].len;
+		pieces++;
+	}
+	*count = pieces;
+	return 0;
+}
+
+int xrma_scif_peer_lookup(struct xrma_scif_ep *ep, uint64_t offset, size_t len, uint32_t prot,
+			  struct xrma_scif_piece *out, size_t max, size_t *count)
+{
+	const struct xrma_scif_ras_shared *r = ep->peer_ras;
+
+	if (!len || offset > UINT64_MAX - len)
+		return -XRMA_ENXIO;
+	for (unsigned spins = 0; spins < RAS_READ_SPINS; spins++) {
+		uint64_t before = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
+		int ret;
+
+		if (before & 1) {
+			sched_yield();
+			continue;
+		}
+		ret = peer_scan(r, offset, offset + len, prot, out, max, count);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (LOAD(&r->seq) == before)
+			return ret;
+	}
+	return -XRMA_ECONNRESET;   /* the owner died while writing its table */
+}
+
+int xrma_scif_import(struct xrma_scif_ep *ep, uint64_t seg_id, struct xrma_rseg **rseg)
+{
+	struct xrma_ctx *ctx;
+	int ret;
+
+	for (size_t i = 0; i < ep->nimports; i++) {
+		if (ep->imports[i].seg_id == seg_id) {
+			*rseg = ep->imports[i].rseg;
+			return 0;
+		}
+	}
+	if (ep->nimports == ep->imports_cap) {
+		size_t cap = ep->imports_cap ? ep->imports_cap * 2 : 16;
+		struct xrma_scif_import *grown = realloc(ep->imports, cap * sizeof(*grown));
+
+		if (!grown)
+			return -XRMA_ENOMEM;
+		ep->imports = grown;
+		ep->imports_cap = cap;
+	}
+	ret = xrma_scif_ctx(&ctx);
+	if (!ret)
+		ret = xrma_rseg_open(ctx, ep->peer_node, seg_id,
+				     XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0,
+				     XRMA_SCIF_HANDSHAKE_MS, rseg);
+	/* The window went away between the table read and the import. */
+	if (ret == -XRMA_ENOENT || ret == -XRMA_ENOTAVAIL)
+		ret = -XRMA_ENXIO;
+	if (ret)
+		return ret;
+	ep->imports[ep->nimports++] = (struct xrma_scif_import){ .seg_id = seg_id, .rseg = *rseg };
+	return 0;
+}
+
+static bool peer_has_segment(const struct xrma_scif_ras_shared *r, uint64_t seg_id)
+{
+	uint64_t n = LOAD(&r->count);
+
+	for (uint64_t i = 0; i < n && i < XRMA_SCIF_RAS_MAX; i++)
+		if (LOAD(&r->win[i].seg_id) == seg_id)
+			return true;
+	return false;
+}
+
+void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all)
+{
+	uint64_t seq;
+	size_t kept = 0;
+
+	if (!ep->peer_ras)
+		return;
+	seq = __atomic_load_n(&ep->peer_ras->seq, __ATOMIC_ACQUIRE);
+	if (!all && (seq == ep->peer_seq_seen || (seq & 1)))
+		return;
+	for (size_t i = 0; i < ep->nimports; i++) {
+		struct xrma_scif_import *im = &ep->imports[i];
+
+		/* A torn read only keeps an import longer; the next change looks again. */
+		if ((all || !peer_has_segment(ep->peer_ras, im->seg_id)) &&
+		    xrma_rseg_close(im->rseg) != -XRMA_EBUSY)
+			continue;
+		ep->imports[kept++] = *im;
+	}
+	ep->nimports = kept;
+	if (!all)
+		ep->peer_seq_seen = seq;
+}
+
+uint64_t xrma_scif_rma_begin(struct xrma_scif_ep *ep)
+{
+	uint64_t n = LOAD(&ep->ras->posted) + 1;
+
+	__atomic_store_n(&ep->ras->posted, n, __ATOMIC_RELEASE);
+	return n;
+}
+
+int xrma_scif_rma_end(struct xrma_scif_ep *ep, uint64_t n, bool sync)
+{
+	size_t slot = (size_t)(n % XRMA_SCIF_DONE_SLOTS), outstanding = 1;
+
+	/* Each RMA owns a slot, so a late signal never overwrites a newer count. */
+	if (sync && !xrma_dmaq_outstanding(ep->dmaq, &outstanding) && !outstanding) {
+		__atomic_store_n(&ep->ras->done[slot], n, __ATOMIC_RELEASE);
+		return 0;
+	}
+	return xrma_fence_signal(ep->dmaq, ep->ras_seg,
+				 offsetof(struct xrma_scif_ras_shared, done) + slot * sizeof(uint64_t), n,
+				 NULL, 0, 0, 0);
+}
+
+int xrma_scif_peer_wait(struct xrma_scif_ep *ep, uint64_t target)
+{
+	const struct xrma_scif_ras_shared *r = ep->peer_ras;
+	struct timespec nap = { .tv_nsec = PEER_WAIT_SLEEP_NS };
+
+	for (unsigned spins = 0; target; spins++) {
+		enum xrma_conn_state state;
+
+		if (__atomic_load_n(&r->done[target % XRMA_SCIF_DONE_SLOTS], __ATOMIC_ACQUIRE) >= target)
+			return 0;
+		if (spins % 256 == 0 &&
+		    (xrma_conn_state(ep->conn, &state) || state != XRMA_CONN_CONNECTED))
+			return -XRMA_ECONNRESET;
+		/* No wake-up reaches us from the peer's engine: after a bounded spin, nap. */
+		if (spins < PEER_WAIT_SPINS)
+			sched_yield();
+		else
+			nanosleep(&nap, NULL);
+	}
+	return 0;
+}

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * personalities/scif/scif_rma.c: remote memory access (§3.7): scif_readfrom,
+ * scif_writeto (local side: a hold on our window space) and scif_vreadfrom,
+ * scif_vwriteto (local side: the caller's pages, registered for the call).
+ * The remote range is resolved in the peer's table and may span adjacent
+ * windows: one core post per remote window, the local vector sliced to match.
+ * Each RMA is counted in our table so the peer can fence on it (INIT_PEER).
+ * SCIF_RMA_USECPU and the DMA path share the core's data path (docs/scif.md).
+ */
+#include <errno.h>
+#include "personalities/scif/scif_internal.h"
+
+#define SCIF_RMA_FLAGS (SCIF_RMA_USECPU | SCIF_RMA_USECACHE | SCIF_RMA_SYNC | SCIF_RMA_ORDERED)
+
+/* The part [pos, pos+len) of a local vector. */
+static size_t iov_slice(const struct xrma_iov *iov, size_t count, size_t pos, size_t len,
+			struct xrma_iov *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < count && len; i++) {
+		size_t take;
+
+		if (pos >= iov[i].len) {
+			pos -= iov[i].len;
+			continue;
+		}
+		take = iov[i].len - pos < len ? iov[i].len - pos : len;
+		out[n++] = (struct xrma_iov){ .seg = iov[i].seg, .offset = iov[i].offset + pos, .len = take };
+		len -= take;
+		pos = 0;
+	}
+	return n;
+}
+
+/* Failed asynchronous RMAs leave completions behind; SCIF has nobody to report them to. */
+static void rma_reap(struct xrma_scif_ep *ep)
+{
+	struct xrma_completion done[16];
+
+	if (ep->async_used)
+		while (xrma_dmaq_poll(ep->dmaq, done, 16) == 16)
+			;
+}
+
+static int rma_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct xrma_iov *iov,
+		    size_t count, uint64_t roffset, size_t len, int flags)
+{
+	struct xrma_scif_piece pieces[XRMA_SCIF_PIECES_MAX];
+	struct xrma_rseg *rsegs[XRMA_SCIF_PIECES_MAX];
+	struct xrma_iov part[XRMA_IOV_MAX];
+	bool sync = flags & SCIF_RMA_SYNC;
+	size_t npieces, pos = 0;
+	uint64_t n;
+	int ret;
+
+	ret = xrma_scif_peer_lookup(ep, roffset, len,
+				    op == XRMA_RMA_WRITE ? SCIF_PROT_WRITE : SCIF_PROT_READ, pieces,
+				    XRMA_SCIF_PIECES_MAX, &npieces);
+	for (size_t i = 0; !ret && i < npieces; i++)
+		ret = xrma_scif_import(ep, pieces[i].seg_id, &rsegs[i]);
+	if (ret)
+		return ret;
+	rma_reap(ep);
+	n = xrma_scif_rma_begin(ep);
+	for (size_t i = 0; !ret && i < npieces; i++) {
+		size_t nparts = iov_slice(iov, count, pos, pieces[i].len, part);
+		uint32_t core = sync ? XRMA_RMA_SYNC : XRMA_RMA_SUPPRESS;
+
+		if (flags & SCIF_RMA_ORDERED && i == npieces - 1)
+			core |= XRMA_RMA_ORDERED;
+		ret = xrma_dmaq_post(ep->dmaq, op, part, nparts, rsegs[i], pieces[i].seg_offset,
+				     pieces[i].len, n, core);
+		if (ret == -XRMA_EAGAIN) {
+			/* Queue full: let it drain rather than fail an RMA SCIF cannot refuse. */
+			xrma_dmaq_drain(ep->dmaq, XRMA_TIMEOUT_INFINITE);
+			rma_reap(ep);
+			ret = xrma_dmaq_post(ep->dmaq, op, part, nparts, rsegs[i], pieces[i].seg_offset,
+					     pieces[i].len, n, core);
+		}
+		pos += pieces[i].len;
+	}
+	if (!sync)
+		ep->async_used = true;
+	/* Counted even when it failed: the peer's fences must not wait for it. */
+	xrma_scif_rma_end(ep, n, sync);
+	return ret;
+}
+
+static int rma_checks(int flags, off_t roffset, size_t len)
+{
+	if (flags & ~SCIF_RMA_FLAGS || !len)
+		return -XRMA_EINVAL;
+	return roffset < 0 ? -XRMA_ENXIO : 0;
+}
+
+static int rma_window(scif_epd_t epd, off_t loffset, size_t len, off_t roffset, int flags,
+		      enum xrma_rma_op op)
+{
+	struct xrma_iov iov[XRMA_IOV_MAX];
+	struct xrma_win_hold *hold;
+	struct xrma_scif_ep *ep;
+	size_t count;
+	int ret;
+
+	ret = rma_checks(flags, roffset, len);
+	if (!ret && loffset < 0)
+		ret = -XRMA_ENXIO;
+	if (ret)
+		return xrma_scif_fail(ret);
+	ret = xrma_scif_ep_get(epd, &ep);
+	if (ret)
+		return xrma_scif_fail(ret);
+	pthread_mutex_lock(&ep->lock);
+	ret = xrma_scif_ep_usable(ep);
+	if (!ret) {
+		xrma_scif_imports_sweep(ep, false);
+		/* A write reads our window (needs READ); a read fills it (needs WRITE). */
+		ret = xrma_win_hold(ep->win, (uint64_t)loffset, len,
+				    op == XRMA_RMA_WRITE ? XRMA_WIN_PROT_READ : XRMA_WIN_PROT_WRITE, iov,
+				    XRMA_IOV_MAX, &count, &hold);
+		if (ret == -XRMA_ENOSPC)
+			ret = -XRMA_ENOMEM;
+	}
+	if (!ret) {
+		ret = rma_post(ep, op, iov, count, (uint64_t)roffset, len, flags);
+		/* In-flight transfers keep the segments (and so the windows' ranges) busy. */
+		xrma_win_release(hold);
+	}
+	pthread_mutex_unlock(&ep->lock);
+	xrma_scif_ep_put(ep);
+	return ret ? xrma_scif_fail(ret) : 0;
+}
+
+static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, int flags,
+		       enum xrma_rma_op op)
+{
+	uintptr_t base = (uintptr_t)addr & ~(uintptr_t)(XRMA_SCIF_PAGE - 1);
+	struct xrma_seg_attr attr = { .id = XRMA_ID_ANY, .flags = XRMA_SEG_PRIVATE,
+				      .access = XRMA_ACCESS_LOCAL_READ | XRMA_ACCESS_LOCAL_WRITE };
+	struct xrma_scif_ep *ep;
+	struct xrma_ctx *ctx;
+	struct xrma_iov iov;
+	int ret;
+
+	ret = rma_checks(flags, roffset, len);
+	if (!ret && (!addr || (uintptr_t)addr > UINTPTR_MAX - len))
+		ret = -XRMA_EFAULT;
+	if (ret)
+		return xrma_scif_fail(ret);
+	attr.addr = (void *)base;
+	attr.len = (((uintptr_t)addr + len + XRMA_SCIF_PAGE - 1) & ~(uintptr_t)(XRMA_SCIF_PAGE - 1)) - base;
+	ret = xrma_scif_ep_get(epd, &ep);
+	if (ret)
+		return xrma_scif_fail(ret);
+	xrma_scif_retired_sweep();
+	pthread_mutex_lock(&ep->lock);
+	ret = xrma_scif_ep_usable(ep);
+	if (!ret)
+		ret = xrma_scif_ctx(&ctx);
+	if (!ret) {
+		xrma_scif_imports_sweep(ep, false);
+		ret = xrma_seg_open(ctx, &attr, &iov.seg);
+	}
+	if (!ret) {
+		iov.offset = (uintptr_t)addr - base;
+		iov.len = len;
+		ret = rma_post(ep, op, &iov, 1, (uint64_t)roffset, len, flags);
+		/* An asynchronous transfer keeps the segment busy: it closes once done. */
+		xrma_scif_seg_retire(iov.seg);
+	}
+	pthread_mutex_unlock(&ep->lock);
+	xrma_scif_ep_put(ep);
+	return ret ? xrma_scif_fail(ret) : 0;
+}
+
+int scif_readfrom(scif_epd_t epd, off_t loffset, size_t len, off_t roffset, int rma_flags)
+{
+	return rma_window(epd, loffset, len, roffset, rma_flags, XRMA_RMA_READ);
+}
+
+int scif_writeto(scif_epd_t epd, off_t loffset, size_t len, off_t roffset, int rma_flags)
+{
+	return rma_window(epd, loffset, len, roffset, rma_flags, XRMA_RMA_WRITE);
+}
+
+int scif_vreadfrom(scif_epd_t epd, void *addr, size_t len, off_t offset, int rma_flags)
+{
+	return rma_virtual(epd, addr, len, offset, rma_flags, XRMA_RMA_READ);
+}
+
+int scif_vwriteto(scif_epd_t epd, void *addr, size_t len, off_t offset, int rma_flags)
+{
+	return rma_virtual(epd, addr, len, offset, rma_flags, XRMA_RMA_WRITE);
+}
