@@ -170,6 +170,14 @@ int scif_connect(scif_epd_t epd, struct scif_portID *dst)
 			 state == XRMA_CONN_CONNECTING)
 			ret = -XRMA_EISCONN;
 	}
+	/* An unbound endpoint gets a port outside the reserved range, as scif_bind(epd, 0). */
+	if (!ret && state == XRMA_CONN_UNBOUND) {
+		uint32_t port = XRMA_PORT_ANY;
+
+		ret = xrma_conn_bind(ep->conn, &port, SCIF_PORT_RSVD, XRMA_PORT_MAX);
+		if (ret == -XRMA_ENOSPC)
+			ret = -XRMA_EADDRINUSE;
+	}
 	if (!ret) {
 		ret = xrma_conn_connect(ep->conn, dst->node, dst->port, XRMA_TIMEOUT_INFINITE);
 		if (ret == -XRMA_EINVAL || ret == -XRMA_EHOSTUNREACH)

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tests/conformance/scif/test_scif_msg.c: the messaging layer (§3.4, §3.10):
+ * an ordered byte stream (no message boundaries), blocking calls that move
+ * everything, non-blocking ones that move what fits (0 when nothing does),
+ * argument errors, ENOTCONN before connecting, draining after the peer closed
+ * and then ECONNRESET, and a blocked receive woken by the peer's close.
+ */
+#include "tests/conformance/scif/scif_test.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests/helpers/fixture.h"
+
+static void test_scif_send_recv_is_an_ordered_byte_stream(void **state)
+{
+	struct scif_test_pair p;
+	char out[] = "abcdefgh", in[8] = { 0 };
+
+	(void)state;
+	scif_test_pair_open(&p);
+	assert_int_equal(scif_send(p.client, out, 3, SCIF_SEND_BLOCK), 3);
+	assert_int_equal(scif_send(p.client, out + 3, 5, SCIF_SEND_BLOCK), 5);
+	/* Boundaries are not kept: one receive takes both sends. */
+	assert_int_equal(scif_recv(p.server, in, 8, SCIF_RECV_BLOCK), 8);
+	assert_memory_equal(in, out, 8);
+	/* And both directions work. */
+	assert_int_equal(scif_send(p.server, out, 8, SCIF_SEND_BLOCK), 8);
+	struct scif_pollepd pe = { .epd = p.client, .events = SCIF_POLLIN };
+	assert_int_equal(scif_poll(&pe, 1, SCIF_TEST_TIMEOUT_MS), 1);
+	assert_int_equal(scif_recv(p.client, in, 2, 0), 2);
+	assert_int_equal(scif_recv(p.client, in + 2, 6, SCIF_RECV_BLOCK), 6);
+	assert_memory_equal(in, out, 8);
+	scif_test_pair_close(&p);
+}
+
+static void test_scif_recv_nonblocking_returns_what_is_queued(void **state)
+{
+	struct scif_test_pair p;
+	char buf[16];
+
+	(void)state;
+	scif_test_pair_open(&p);
+	assert_int_equal(scif_recv(p.server, buf, 16, 0), 0);
+	assert_int_equal(scif_send(p.client, "xyz", 3, 0), 3);
+	struct scif_pollepd pe = { .epd = p.server, .events = SCIF_POLLIN };
+	assert_int_equal(scif_poll(&pe, 1, SCIF_TEST_TIMEOUT_MS), 1);
+	/* Only what is there: 3 of the 16 asked for. */
+	assert_int_equal(scif_recv(p.server, buf, 16, 0), 3);
+	assert_memory_equal(buf, "xyz", 3);
+	scif_test_pair_close(&p);
+}
+
+static void test_scif_send_nonblocking_is_partial_when_full(void **state)
+{
+	struct scif_test_pair p;
+	size_t big = 1 << 20, sent = 0, got = 0;
+	char *buf = malloc(big), *in = malloc(big);
+	int n;
+
+	(void)state;
+	assert_non_null(buf);
+	assert_non_null(in);
+	fixture_pattern(buf, big, 3, 0);
+	scif_test_pair_open(&p);
+	n = scif_send(p.client, buf, (int)big, 0);
+	assert_true(n > 0 && (size_t)n < big);
+	sent = (size_t)n;
+	/* Nothing more fits until the receiver reads. */
+	assert_int_equal(scif_send(p.client, buf + sent, (int)(big - sent), 0), 0);
+	while (got < big) {
+		n = scif_recv(p.server, in + got, (int)(big - got), 0);
+		assert_true(n >= 0);
+		got += (size_t)n;
+		if (sent < big) {
+			n = scif_send(p.client, buf + sent, (int)(big - sent), 0);
+			assert_true(n >= 0);
+			sent += (size_t)n;
+		}
+	}
+	assert_int_equal(fixture_pattern_check(in, big, 3, 0), FIXTURE_MATCH);
+	scif_test_pair_close(&p);
+	free(buf);
+	free(in);
+}
+
+struct reader {
+	scif_epd_t epd;
+	char *buf;
+	int len;
+	int rc;
+	int err;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+
+	r->rc = scif_recv(r->epd, r->buf, r->len, SCIF_RECV_BLOCK);
+	r->err = errno;
+	return NULL;
+}
+
+static void test_scif_send_blocking_moves_a_large_message(void **state)
+{
+	struct scif_test_pair p;
+	int big = 4 << 20;
+	char *buf = malloc((size_t)big), *in = malloc((size_t)big);
+	struct reader r = { .buf = in, .len = big };
+	pthread_t thread;
+
+	(void)state;
+	fixture_pattern(buf, (size_t)big, 9, 0);
+	scif_test_pair_open(&p);
+	r.epd = p.server;
+	assert_int_equal(pthread_create(&thread, NULL, reader_main, &r), 0);
+	assert_int_equal(scif_send(p.client, buf, big, SCIF_SEND_BLOCK), big);
+	assert_int_equal(fixture_join(thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
+	assert_int_equal(r.rc, big);
+	assert_int_equal(fixture_pattern_check(in, (size_t)big, 9, 0), FIXTURE_MATCH);
+	scif_test_pair_close(&p);
+	free(buf);
+	free(in);
+}
+
+static void test_scif_send_recv_bad_arguments(void **state)
+{
+	struct scif_test_pair p;
+	char buf[4];
+
+	(void)state;
+	scif_test_pair_open(&p);
+	assert_scif_errno(scif_send(p.client, buf, -1, 0), EINVAL);
+	assert_scif_errno(scif_recv(p.client, buf, -1, 0), EINVAL);
+	assert_scif_errno(scif_send(p.client, buf, 4, 2), EINVAL);
+	assert_scif_errno(scif_recv(p.client, buf, 4, 0x100), EINVAL);
+	assert_scif_errno(scif_send(p.client, NULL, 4, 0), EFAULT);
+	assert_int_equal(scif_send(p.client, buf, 0, 0), 0);
+	/* Listening and unconnected endpoints do not carry messages. */
+	assert_scif_errno(scif_send(p.listener, buf, 4, 0), ENOTCONN);
+	scif_epd_t lone = scif_open();
+	assert_scif_errno(scif_recv(lone, buf, 4, 0), ENOTCONN);
+	assert_scif_ok(scif_close(lone));
+	scif_test_pair_close(&p);
+}
+
+static void test_scif_recv_drains_after_peer_close_then_econnreset(void **state)
+{
+	struct scif_test_pair p;
+	char buf[8];
+
+	(void)state;
+	scif_test_pair_open(&p);
+	assert_int_equal(scif_send(p.client, "12345678", 8, SCIF_SEND_BLOCK), 8);
+	assert_scif_ok(scif_close(p.client));
+	p.client = -1;
+	/* Send and close at once: the data still arrives (§3.10.1). */
+	assert_int_equal(scif_recv(p.server, buf, 4, SCIF_RECV_BLOCK), 4);
+	assert_int_equal(scif_recv(p.server, buf + 4, 8, SCIF_RECV_BLOCK), 4);
+	assert_memory_equal(buf, "12345678", 8);
+	assert_scif_errno(scif_recv(p.server, buf, 1, SCIF_RECV_BLOCK), ECONNRESET);
+	assert_scif_errno(scif_recv(p.server, buf, 1, 0), ECONNRESET);
+	assert_scif_errno(scif_send(p.server, buf, 1, 0), ECONNRESET);
+	scif_test_pair_close(&p);
+}
+
+static void test_scif_blocked_recv_wakes_on_peer_close(void **state)
+{
+	struct scif_test_pair p;
+	char buf[8];
+	struct reader r = { .buf = buf, .len = 8 };
+	pthread_t thread;
+
+	(void)state;
+	scif_test_pair_open(&p);
+	r.epd = p.server;
+	assert_int_equal(pthread_create(&thread, NULL, reader_main, &r), 0);
+	assert_int_equal(scif_send(p.client, "ab", 2, SCIF_SEND_BLOCK), 2);
+	assert_scif_ok(scif_close(p.client));
+	p.client = -1;
+	assert_int_equal(fixture_join(thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
+	/* The bytes moved so far come back; with none, ECONNRESET. */
+	assert_int_equal(r.rc, 2);
+	scif_test_pair_close(&p);
+}
+
+static void test_scif_blocked_recv_with_nothing_fails_econnreset(void **state)
+{
+	struct scif_test_pair p;
+	char buf[8];
+	struct reader r = { .buf = buf, .len = 8 };
+	pthread_t thread;
+
+	(void)state;
+	scif_test_pair_open(&p);
+	r.epd = p.server;
+	assert_int_equal(pthread_create(&thread, NULL, reader_main, &r), 0);
+	assert_scif_ok(scif_close(p.client));
+	p.client = -1;
+	assert_int_equal(fixture_join(thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
+	assert_int_equal(r.rc, -1);
+	assert_int_equal(r.err, ECONNRESET);
+	scif_test_pair_close(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scif_send_recv_is_an_ordered_byte_stream),
+		cmocka_unit_test(test_scif_recv_nonblocking_returns_what_is_queued),
+		cmocka_unit_test(test_scif_send_nonblocking_is_partial_when_full),
+		cmocka_unit_test(test_scif_send_blocking_moves_a_large_message),
+		cmocka_unit_test(test_scif_send_recv_bad_arguments),
+		cmocka_unit_test(test_scif_recv_drains_after_peer_close_then_econnreset),
+		cmocka_unit_test(test_scif_blocked_recv_wakes_on_peer_close),
+		cmocka_unit_test(test_scif_blocked_recv_with_nothing_fails_econnreset),
+	};
+
+	scif_test_env("scif-msg");
+	return cmocka_run_group_tests_name("scif_msg", tests, NULL, NULL);
+}
