@@ -16,7 +16,12 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct xrma_ctx *scif_ctx;
 static struct xrma_scif_ep **table;   /* indexed by descriptor */
 static size_t table_len;
-static struct xrma_seg **retired;
+struct retired_seg {
+	struct xrma_seg *seg;
+	struct xrma_scif_pages pages;   /* ino 0: nothing to unpin */
+};
+
+static struct retired_seg *retired;
 static size_t nretired, retired_cap;
 static bool atfork_done;
 
@@ -152,14 +157,20 @@ int xrma_scif_ep_remove(struct xrma_scif_ep *ep)
 	return ret;
 }
 
-void xrma_scif_seg_retire(struct xrma_seg *seg)
+void xrma_scif_seg_retire(struct xrma_seg *seg, const struct xrma_scif_pages *pages)
 {
-	if (xrma_seg_close(seg) != -XRMA_EBUSY)
+	struct retired_seg r = { .seg = seg };
+
+	if (pages)
+		r.pages = *pages;
+	if (xrma_seg_close(seg) != -XRMA_EBUSY) {
+		xrma_scif_pages_unpin(&r.pages);
 		return;
+	}
 	pthread_mutex_lock(&table_lock);
 	if (nretired == retired_cap) {
 		size_t cap = retired_cap ? retired_cap * 2 : 16;
-		struct xrma_seg **grown = realloc(retired, cap * sizeof(*retired));
+		struct retired_seg *grown = realloc(retired, cap * sizeof(*retired));
 
 		if (grown) {
 			retired = grown;
@@ -168,7 +179,7 @@ void xrma_scif_seg_retire(struct xrma_seg *seg)
 	}
 	/* Without room the segment is leaked, never closed while in use. */
 	if (nretired < retired_cap)
-		retired[nretired++] = seg;
+		retired[nretired++] = r;
 	pthread_mutex_unlock(&table_lock);
 }
 
@@ -177,10 +188,12 @@ void xrma_scif_retired_sweep(void)
 	pthread_mutex_lock(&table_lock);
 	for (size_t i = 0; i < nretired;) {
 		/* A segment closes only once no window, import, transfer or signal uses it. */
-		if (xrma_seg_close(retired[i]) == -XRMA_EBUSY)
+		if (xrma_seg_close(retired[i].seg) == -XRMA_EBUSY) {
 			i++;
-		else
+		} else {
+			xrma_scif_pages_unpin(&retired[i].pages);
 			retired[i] = retired[--nretired];
+		}
 	}
 	pthread_mutex_unlock(&table_lock);
 }

@@ -45,8 +45,11 @@ int scif_fence_mark(scif_epd_t epd, int flags, int *mark)
 		return xrma_scif_fail(ret);
 	pthread_mutex_lock(&ep->lock);
 	ret = xrma_scif_ep_usable(ep);
-	if (!ret)
+	if (!ret) {
+		/* Let go of the peer's windows it unregistered, so their ranges free up. */
+		xrma_scif_imports_sweep(ep, false);
 		ret = fence_now(ep, flags == SCIF_FENCE_INIT_PEER, &count);
+	}
 	pthread_mutex_unlock(&ep->lock);
 	xrma_scif_ep_put(ep);
 	if (ret)
@@ -72,8 +75,10 @@ int scif_fence_wait(scif_epd_t epd, int mark)
 		return xrma_scif_fail(ret);
 	pthread_mutex_lock(&ep->lock);
 	ret = xrma_scif_ep_usable(ep);
-	if (!ret)
+	if (!ret) {
+		xrma_scif_imports_sweep(ep, false);
 		ret = fence_now(ep, peer, &now);
+	}
 	if (!ret) {
 		target = mark_count(now, (uint64_t)mark & MARK_COUNT);
 		if (peer)

@@ -48,12 +48,20 @@ struct xrma_scif_ras_shared {
 	struct xrma_scif_ras_entry win[XRMA_SCIF_RAS_MAX];
 };
 
+/* The pages a window represents (scif_pages.c). */
+struct xrma_scif_pages {
+	void *view;        /* where the window's segment reads them */
+	size_t len;
+	uint64_t ino;      /* our memfd behind them, 0 if the program's own mapping */
+};
+
 /* One window of our registered address space (live, or unregistered and awaiting deletion). */
 struct xrma_scif_window {
 	uint64_t offset;
 	size_t len;
 	struct xrma_seg *seg;
 	uint64_t seg_id;
+	struct xrma_scif_pages pages;
 	uint32_t prot;
 	bool live;         /* false: unregistered; the range stays taken until seg closes */
 };
@@ -103,10 +111,14 @@ int xrma_scif_ep_get(scif_epd_t epd, struct xrma_scif_ep **ep);
 void xrma_scif_ep_put(struct xrma_scif_ep *ep);
 /* Remove epd from the table (the caller's reference stays): 0 or -XRMA_EHANDLE. */
 int xrma_scif_ep_remove(struct xrma_scif_ep *ep);
-/* Close seg now if nothing uses it, else keep it and retry later. */
-void xrma_scif_seg_retire(struct xrma_seg *seg);
+/* Close seg (then unpin pages, if given) now if nothing uses it, else later. */
+void xrma_scif_seg_retire(struct xrma_seg *seg, const struct xrma_scif_pages *pages);
 void xrma_scif_retired_sweep(void);
 struct xrma_scif_ep *xrma_scif_ep_new(struct xrma_conn *conn);
+
+/* scif_pages.c: keep a window's pages whatever the program maps later. */
+int xrma_scif_pages_pin(void *addr, size_t len, struct xrma_scif_pages *pages);
+void xrma_scif_pages_unpin(struct xrma_scif_pages *pages);
 
 /* scif_errors.c: the one table from core codes to errno. Sets errno, returns -1. */
 int xrma_scif_errno(int core);

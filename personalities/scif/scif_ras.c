@@ -154,8 +154,10 @@ static void windows_sweep(struct xrma_scif_ep *ep)
 	for (size_t i = 0; i < ep->nwindows; i++) {
 		struct xrma_scif_window *w = &ep->windows[i];
 
-		if (!w->live && xrma_seg_close(w->seg) != -XRMA_EBUSY)
+		if (!w->live && xrma_seg_close(w->seg) != -XRMA_EBUSY) {
+			xrma_scif_pages_unpin(&w->pages);
 			continue;
+		}
 		ep->windows[kept++] = *w;
 	}
 	ep->nwindows = kept;
@@ -182,7 +184,7 @@ void xrma_scif_ras_teardown(struct xrma_scif_ep *ep)
 
 		if (w->live)
 			xrma_win_remove(ep->win, w->offset, w->len);
-		xrma_scif_seg_retire(w->seg);
+		xrma_scif_seg_retire(w->seg, &w->pages);
 	}
 	ep->nwindows = 0;
 	if (ep->win) {
@@ -195,7 +197,7 @@ void xrma_scif_ras_teardown(struct xrma_scif_ep *ep)
 		ep->dmaq = NULL;
 	}
 	if (ep->ras_seg) {
-		xrma_scif_seg_retire(ep->ras_seg);
+		xrma_scif_seg_retire(ep->ras_seg, NULL);
 		ep->ras_seg = NULL;
 		ep->ras = NULL;
 	}
@@ -263,9 +265,15 @@ static int ras_register(struct xrma_scif_ep *ep, void *addr, size_t len, uint64_
 	w.offset = *offset;
 	ret = xrma_scif_ctx(&ctx);
 	if (!ret)
-		ret = xrma_seg_open(ctx, &attr, &w.seg);
+		ret = xrma_scif_pages_pin(addr, len, &w.pages);
 	if (ret)
 		return ret;
+	attr.addr = w.pages.view;
+	ret = xrma_seg_open(ctx, &attr, &w.seg);
+	if (ret) {
+		xrma_scif_pages_unpin(&w.pages);
+		return ret;
+	}
 	ret = xrma_seg_id(w.seg, &w.seg_id);
 	if (!ret)
 		ret = xrma_seg_export(w.seg, 0);
@@ -276,7 +284,8 @@ static int ras_register(struct xrma_scif_ep *ep, void *addr, size_t len, uint64_
 				   XRMA_WIN_FIXED, &placed);
 	if (ret) {
 		xrma_seg_close(w.seg);
-		return ret == -XRMA_EADDRINUSE ? -XRMA_EADDRINUSE : ret;
+		xrma_scif_pages_unpin(&w.pages);
+		return ret;
 	}
 	memmove(&ep->windows[at + 1], &ep->windows[at], (ep->nwindows - (size_t)at) * sizeof(w));
 	ep->windows[at] = w;
@@ -474,6 +483,7 @@ void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all)
 {
 	uint64_t seq;
 	size_t kept = 0;
+	bool busy = false;
 
 	if (!ep->peer_ras)
 		return;
@@ -484,13 +494,15 @@ void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all)
 		struct xrma_scif_import *im = &ep->imports[i];
 
 		/* A torn read only keeps an import longer; the next change looks again. */
-		if ((all || !peer_has_segment(ep->peer_ras, im->seg_id)) &&
-		    xrma_rseg_close(im->rseg) != -XRMA_EBUSY)
-			continue;
+		if (all || !peer_has_segment(ep->peer_ras, im->seg_id)) {
+			if (xrma_rseg_close(im->rseg) != -XRMA_EBUSY)
+				continue;
+			busy = true;   /* in a transfer: look again next time */
+		}
 		ep->imports[kept++] = *im;
 	}
 	ep->nimports = kept;
-	if (!all)
+	if (!all && !busy)
 		ep->peer_seq_seen = seq;
 }
 

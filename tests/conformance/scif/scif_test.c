@@ -156,3 +156,11 @@ int scif_test_connect_finish(struct scif_test_connector *c)
 	errno = c->err;
 	return c->rc;
 }
+
+void scif_test_wait_hup(scif_epd_t epd)
+{
+	struct scif_pollepd pe = { .epd = epd, .events = 0 };
+
+	assert_int_equal(scif_poll(&pe, 1, SCIF_TEST_TIMEOUT_MS), 1);
+	assert_true(pe.revents & SCIF_POLLHUP);
+}

@@ -56,6 +56,9 @@ void scif_test_connect_start(struct scif_test_connector *c, uint16_t node, uint1
 /* 0, or -1 with errno as scif_connect left it. */
 int scif_test_connect_finish(struct scif_test_connector *c);
 
+/* Wait until epd sees its peer gone (SCIF_POLLHUP); the close travels asynchronously. */
+void scif_test_wait_hup(scif_epd_t epd);
+
 /* This process's node id. */
 uint16_t scif_test_self(void);
 

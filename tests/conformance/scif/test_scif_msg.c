@@ -160,6 +160,7 @@ static void test_scif_recv_drains_after_peer_close_then_econnreset(void **state)
 	assert_int_equal(scif_recv(p.server, buf + 4, 8, SCIF_RECV_BLOCK), 4);
 	assert_memory_equal(buf, "12345678", 8);
 	assert_scif_errno(scif_recv(p.server, buf, 1, SCIF_RECV_BLOCK), ECONNRESET);
+	scif_test_wait_hup(p.server);
 	assert_scif_errno(scif_recv(p.server, buf, 1, 0), ECONNRESET);
 	assert_scif_errno(scif_send(p.server, buf, 1, 0), ECONNRESET);
 	scif_test_pair_close(&p);
