@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tests/conformance/scif/test_scif_rma.c: remote memory access (§3.7, §4.1):
+ * scif_writeto, scif_readfrom, scif_vwriteto, scif_vreadfrom with SYNC,
+ * asynchronous, USECPU and ORDERED flags at any alignment, ranges spanning
+ * adjacent windows on either side, and each documented error: ENXIO outside
+ * the windows or across a gap, EACCES against the window protections, EINVAL
+ * for flags and length, EFAULT, ENOTCONN and ECONNRESET.
+ */
+#include "tests/conformance/scif/scif_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include "tests/helpers/fixture.h"
+
+#define PAGE SCIF_TEST_PAGE
+#define RW (SCIF_PROT_READ | SCIF_PROT_WRITE)
+#define PAGES 8
+
+static struct scif_test_pair pair;
+static char *lmem, *rmem;   /* the client's and the server's windows */
+
+/* Client window at 0x100000 (8 pages), server window at 0x200000 (8 pages). */
+static int rma_up(void **state)
+{
+	(void)state;
+	scif_test_pair_open(&pair);
+	lmem = scif_test_pages(PAGES);
+	rmem = scif_test_pages(PAGES);
+	assert_int_equal(scif_register(pair.client, lmem, PAGES * PAGE, 0x100000, RW, SCIF_MAP_FIXED),
+			 0x100000);
+	assert_int_equal(scif_register(pair.server, rmem, PAGES * PAGE, 0x200000, RW, SCIF_MAP_FIXED),
+			 0x200000);
+	return 0;
+}
+
+static int rma_down(void **state)
+{
+	(void)state;
+	assert_scif_ok(scif_unregister(pair.client, 0x100000, PAGES * PAGE));
+	assert_scif_ok(scif_unregister(pair.server, 0x200000, PAGES * PAGE));
+	scif_test_pair_close(&pair);
+	free(lmem);
+	free(rmem);
+	return 0;
+}
+
+static int rma_reset(void **state)
+{
+	(void)state;
+	memset(lmem, 0, PAGES * PAGE);
+	memset(rmem, 0, PAGES * PAGE);
+	return 0;
+}
+
+static void wait_self(scif_epd_t epd)
+{
+	int mark;
+
+	assert_scif_ok(scif_fence_mark(epd, SCIF_FENCE_INIT_SELF, &mark));
+	assert_scif_ok(scif_fence_wait(epd, mark));
+}
+
+static void test_scif_writeto_sync_lands_at_any_alignment(void **state)
+{
+	static const struct { size_t l, r, len; } cases[] = {
+		{ 0, 0, 8 }, { 0, 0, PAGE }, { 64, 128, 1000 }, { 3, 77, 4093 }, { 1, 2, 3 * PAGE + 5 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fixture_pattern(lmem + cases[i].l, cases[i].len, (uint8_t)(i + 1), 0);
+		fixture_fill(rmem, PAGES * PAGE, 0xee);
+		assert_scif_ok(scif_writeto(pair.client, 0x100000 + (off_t)cases[i].l, cases[i].len,
+					    0x200000 + (off_t)cases[i].r, SCIF_RMA_SYNC));
+		assert_int_equal(fixture_pattern_check(rmem + cases[i].r, cases[i].len, (uint8_t)(i + 1), 0),
+				 FIXTURE_MATCH);
+		/* Nothing around the range changed. */
+		assert_int_equal(fixture_check(rmem, cases[i].r, 0xee), FIXTURE_MATCH);
+		assert_int_equal(fixture_check(rmem + cases[i].r + cases[i].len,
+					       PAGES * PAGE - cases[i].r - cases[i].len, 0xee),
+				 FIXTURE_MATCH);
+	}
+}
+
+static void test_scif_readfrom_sync_and_usecpu(void **state)
+{
+	(void)state;
+	fixture_pattern(rmem, PAGES * PAGE, 5, 0);
+	assert_scif_ok(scif_readfrom(pair.client, 0x100010, 2 * PAGE, 0x200020, SCIF_RMA_SYNC));
+	assert_int_equal(fixture_pattern_check(lmem + 0x10, 2 * PAGE, 5, 0x20), FIXTURE_MATCH);
+	assert_scif_ok(scif_readfrom(pair.client, 0x100000, PAGE, 0x201000,
+				     SCIF_RMA_SYNC | SCIF_RMA_USECPU | SCIF_RMA_ORDERED));
+	assert_int_equal(fixture_pattern_check(lmem, PAGE, 5, PAGE), FIXTURE_MATCH);
+}
+
+static void test_scif_async_rma_completes_by_fence(void **state)
+{
+	(void)state;
+	fixture_pattern(lmem, PAGES * PAGE, 6, 0);
+	for (int i = 0; i < PAGES; i++)
+		assert_scif_ok(scif_writeto(pair.client, 0x100000 + i * (off_t)PAGE, PAGE,
+					    0x200000 + i * (off_t)PAGE, i % 2 ? SCIF_RMA_ORDERED : 0));
+	wait_self(pair.client);
+	assert_int_equal(fixture_pattern_check(rmem, PAGES * PAGE, 6, 0), FIXTURE_MATCH);
+	/* And the other way, read asynchronously. */
+	fixture_pattern(rmem, PAGES * PAGE, 7, 0);
+	assert_scif_ok(scif_readfrom(pair.client, 0x100000, PAGES * PAGE, 0x200000, SCIF_RMA_USECPU));
+	wait_self(pair.client);
+	assert_int_equal(fixture_pattern_check(lmem, PAGES * PAGE, 7, 0), FIXTURE_MATCH);
+}
+
+static void test_scif_vwriteto_vreadfrom_use_plain_memory(void **state)
+{
+	char *buf = malloc(3 * PAGE + 100);
+
+	(void)state;
+	assert_non_null(buf);
+	fixture_pattern(buf + 3, 2 * PAGE + 50, 8, 0);
+	assert_scif_ok(scif_vwriteto(pair.client, buf + 3, 2 * PAGE + 50, 0x200007, SCIF_RMA_SYNC));
+	assert_int_equal(fixture_pattern_check(rmem + 7, 2 * PAGE + 50, 8, 0), FIXTURE_MATCH);
+	memset(buf, 0, 3 * PAGE + 100);
+	assert_scif_ok(scif_vreadfrom(pair.client, buf + 1, 2 * PAGE + 50, 0x200007,
+				      SCIF_RMA_USECACHE));
+	wait_self(pair.client);
+	assert_int_equal(fixture_pattern_check(buf + 1, 2 * PAGE + 50, 8, 0), FIXTURE_MATCH);
+	assert_scif_errno(scif_vwriteto(pair.client, NULL, 8, 0x200000, 0), EFAULT);
+	free(buf);
+}
+
+static void test_scif_rma_spans_adjacent_windows(void **state)
+{
+	char *a = scif_test_pages(2), *b = scif_test_pages(2), *src = scif_test_pages(4);
+
+	(void)state;
+	/* Two adjacent windows on each side, over unrelated pages. */
+	assert_int_equal(scif_register(pair.server, a, 2 * PAGE, 0x400000, RW, SCIF_MAP_FIXED), 0x400000);
+	assert_int_equal(scif_register(pair.server, b, 2 * PAGE, 0x402000, RW, SCIF_MAP_FIXED), 0x402000);
+	assert_int_equal(scif_register(pair.client, src, 2 * PAGE, 0x400000, RW, SCIF_MAP_FIXED), 0x400000);
+	assert_int_equal(scif_register(pair.client, src + 2 * PAGE, 2 * PAGE, 0x402000, RW, SCIF_MAP_FIXED),
+			 0x402000);
+	fixture_pattern(src, 4 * PAGE, 9, 0);
+	/* Remote split at a different point than the local one. */
+	assert_scif_ok(scif_writeto(pair.client, 0x400100, 3 * PAGE, 0x400900, SCIF_RMA_SYNC));
+	assert_int_equal(fixture_pattern_check(a + 0x900, 2 * PAGE - 0x900, 9, 0x100), FIXTURE_MATCH);
+	assert_int_equal(fixture_pattern_check(b, 3 * PAGE - (2 * PAGE - 0x900), 9, 0x100 + 2 * PAGE - 0x900),
+			 FIXTURE_MATCH);
+	memset(src, 0, 4 * PAGE);
+	assert_scif_ok(scif_readfrom(pair.client, 0x400000, 4 * PAGE, 0x400000, 0));
+	wait_self(pair.client);
+	assert_memory_equal(src, a, 2 * PAGE);
+	assert_memory_equal(src + 2 * PAGE, b, 2 * PAGE);
+	assert_scif_ok(scif_unregister(pair.server, 0x400000, 4 * PAGE));
+	assert_scif_ok(scif_unregister(pair.client, 0x400000, 4 * PAGE));
+	free(a);
+	free(b);
+	free(src);
+}
+
+static void test_scif_rma_outside_windows_fails_enxio(void **state)
+{
+	char *gap = scif_test_pages(1);
+	scif_epd_t c = pair.client;
+
+	(void)state;
+	assert_scif_errno(scif_writeto(c, 0x100000, 8, 0x300000, SCIF_RMA_SYNC), ENXIO);      /* remote */
+	assert_scif_errno(scif_writeto(c, 0x300000, 8, 0x200000, SCIF_RMA_SYNC), ENXIO);      /* local */
+	assert_scif_errno(scif_writeto(c, 0x100000, PAGE, 0x200000 + PAGES * PAGE - 8, 0), ENXIO);
+	assert_scif_errno(scif_readfrom(c, 0x100000 + PAGES * PAGE - 8, 16, 0x200000, 0), ENXIO);
+	assert_scif_errno(scif_writeto(c, -4096, 8, 0x200000, 0), ENXIO);
+	assert_scif_errno(scif_writeto(c, 0x100000, 8, -4096, 0), ENXIO);
+	assert_scif_errno(scif_vreadfrom(c, gap, 8, 0x300000, 0), ENXIO);
+	/* Windows with a hole between them do not make one range. */
+	assert_int_equal(scif_register(pair.server, gap, PAGE, 0x200000 + (PAGES + 1) * PAGE, RW,
+				       SCIF_MAP_FIXED), 0x200000 + (PAGES + 1) * PAGE);
+	assert_scif_errno(scif_writeto(c, 0x100000, 3 * PAGE, 0x200000 + (PAGES - 1) * PAGE, 0), ENXIO);
+	assert_scif_ok(scif_unregister(pair.server, 0x200000 + (PAGES + 1) * PAGE, PAGE));
+	free(gap);
+}
+
+static void test_scif_rma_protection_fails_eacces(void **state)
+{
+	char *ro = scif_test_pages(1), *wo = scif_test_pages(1);
+	scif_epd_t c = pair.client;
+
+	(void)state;
+	assert_int_equal(scif_register(pair.server, ro, PAGE, 0x500000, SCIF_PROT_READ, SCIF_MAP_FIXED),
+			 0x500000);
+	assert_int_equal(scif_register(pair.server, wo, PAGE, 0x501000, SCIF_PROT_WRITE, SCIF_MAP_FIXED),
+			 0x501000);
+	assert_int_equal(scif_register(c, ro, PAGE, 0x500000, SCIF_PROT_READ, SCIF_MAP_FIXED), 0x500000);
+	assert_int_equal(scif_register(c, wo, PAGE, 0x501000, SCIF_PROT_WRITE, SCIF_MAP_FIXED), 0x501000);
+	/* Remote side: a read-only window is no destination, a write-only one no source. */
+	assert_scif_errno(scif_writeto(c, 0x100000, 8, 0x500000, SCIF_RMA_SYNC), EACCES);
+	assert_scif_errno(scif_readfrom(c, 0x100000, 8, 0x501000, SCIF_RMA_SYNC), EACCES);
+	assert_scif_errno(scif_vwriteto(c, lmem, 8, 0x500000, 0), EACCES);
+	/* Local side likewise. */
+	assert_scif_errno(scif_writeto(c, 0x501000, 8, 0x200000, SCIF_RMA_SYNC), EACCES);
+	assert_scif_errno(scif_readfrom(c, 0x500000, 8, 0x200000, SCIF_RMA_SYNC), EACCES);
+	/* The allowed directions work. */
+	assert_scif_ok(scif_writeto(c, 0x500000, 8, 0x501000, SCIF_RMA_SYNC));
+	assert_scif_ok(scif_readfrom(c, 0x501000, 8, 0x500000, SCIF_RMA_SYNC));
+	assert_scif_ok(scif_unregister(pair.server, 0x500000, 2 * PAGE));
+	assert_scif_ok(scif_unregister(c, 0x500000, 2 * PAGE));
+	free(ro);
+	free(wo);
+}
+
+static void test_scif_rma_bad_flags_and_length_fail_einval(void **state)
+{
+	scif_epd_t c = pair.client;
+
+	(void)state;
+	assert_scif_errno(scif_writeto(c, 0x100000, 8, 0x200000, 0x10), EINVAL);
+	assert_scif_errno(scif_readfrom(c, 0x100000, 8, 0x200000, 0x100), EINVAL);
+	assert_scif_errno(scif_vwriteto(c, lmem, 8, 0x200000, 0x40), EINVAL);
+	assert_scif_errno(scif_writeto(c, 0x100000, 0, 0x200000, 0), EINVAL);
+	assert_scif_errno(scif_vreadfrom(c, lmem, 0, 0x200000, 0), EINVAL);
+}
+
+static void test_scif_rma_needs_a_connection(void **state)
+{
+	scif_epd_t lone = scif_open();
+
+	(void)state;
+	assert_scif_errno(scif_writeto(lone, 0, 8, 0, 0), ENOTCONN);
+	assert_scif_errno(scif_vreadfrom(lone, lmem, 8, 0, 0), ENOTCONN);
+	assert_scif_ok(scif_close(lone));
+}
+
+static void test_scif_rma_after_peer_close_fails_econnreset(void **state)
+{
+	struct scif_test_pair p;
+	char *m = scif_test_pages(1);
+
+	(void)state;
+	scif_test_pair_open(&p);
+	assert_int_equal(scif_register(p.client, m, PAGE, 0, RW, SCIF_MAP_FIXED), 0);
+	assert_int_equal(scif_register(p.server, m, PAGE, 0, RW, SCIF_MAP_FIXED), 0);
+	assert_scif_ok(scif_writeto(p.client, 0, 8, 0, SCIF_RMA_SYNC));
+	assert_scif_ok(scif_close(p.server));
+	p.server = -1;
+	scif_test_wait_hup(p.client);
+	assert_scif_errno(scif_writeto(p.client, 0, 8, 0, SCIF_RMA_SYNC), ECONNRESET);
+	assert_scif_errno(scif_vreadfrom(p.client, m, 8, 0, 0), ECONNRESET);
+	scif_test_pair_close(&p);
+	free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_scif_writeto_sync_lands_at_any_alignment, rma_reset),
+		cmocka_unit_test_setup(test_scif_readfrom_sync_and_usecpu, rma_reset),
+		cmocka_unit_test_setup(test_scif_async_rma_completes_by_fence, rma_reset),
+		cmocka_unit_test_setup(test_scif_vwriteto_vreadfrom_use_plain_memory, rma_reset),
+		cmocka_unit_test_setup(test_scif_rma_spans_adjacent_windows, rma_reset),
+		cmocka_unit_test_setup(test_scif_rma_outside_windows_fails_enxio, rma_reset),
+		cmocka_unit_test_setup(test_scif_rma_protection_fails_eacces, rma_reset),
+		cmocka_unit_test_setup(test_scif_rma_bad_flags_and_length_fail_einval, rma_reset),
+		cmocka_unit_test(test_scif_rma_needs_a_connection),
+		cmocka_unit_test(test_scif_rma_after_peer_close_fails_econnreset),
+	};
+
+	scif_test_env("scif-rma");
+	return cmocka_run_group_tests_name("scif_rma", tests, rma_up, rma_down);
+}
