@@ -22,6 +22,7 @@
 #endif
 
 struct key_desc {
+	const char *display;    /* the key as xrma_config_get lists it */
 	const char *section;
 	const char *name;
 	const char *env;
@@ -29,9 +30,28 @@ struct key_desc {
 };
 
 static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
-	[XRMA_CONFIG_PROVIDER] = { "xrma", "provider", "XRMA_PROVIDER", NULL },
-	[XRMA_CONFIG_NODE_ID] = { "xrma", "node_id", "XRMA_NODE_ID", "1" },
-	[XRMA_CONFIG_FABRIC] = { "xrma", "fabric", "XRMA_FABRIC", "default" },
+	[XRMA_CONFIG_PROVIDER] = { "provider", "xrma", "provider", "XRMA_PROVIDER", NULL },
+	[XRMA_CONFIG_NODE_ID] = { "node_id", "xrma", "node_id", "XRMA_NODE_ID", "1" },
+	[XRMA_CONFIG_FABRIC] = { "fabric", "xrma", "fabric", "XRMA_FABRIC", "default" },
+	/* "" for runtime_dir and fabric_uid means: /dev/shm, and the caller's own uid. */
+	[XRMA_CONFIG_HOST_RUNTIME_DIR] = { "host.runtime_dir", "host", "runtime_dir",
+					   "XRMA_HOST_RUNTIME_DIR", "" },
+	[XRMA_CONFIG_HOST_FABRIC_UID] = { "host.fabric_uid", "host", "fabric_uid",
+					  "XRMA_HOST_FABRIC_UID", "" },
+	[XRMA_CONFIG_HOST_ALLOW_UIDS] = { "host.allow_uids", "host", "allow_uids",
+					  "XRMA_HOST_ALLOW_UIDS", "" },
+	[XRMA_CONFIG_HOST_CMA] = { "host.cma", "host", "cma", "XRMA_HOST_CMA", "auto" },
+	/* An Intel Xeon NTB: 2 memory windows, 15 doorbell bits, 16 scratchpads. */
+	[XRMA_CONFIG_NTB_MW_COUNT] = { "ntb.mw_count", "ntb", "mw_count", "XRMA_NTB_MW_COUNT", "2" },
+	[XRMA_CONFIG_NTB_MW_SIZE_MAX] = { "ntb.mw_size_max", "ntb", "mw_size_max",
+					  "XRMA_NTB_MW_SIZE_MAX", "512M" },
+	[XRMA_CONFIG_NTB_XLAT_ALIGN] = { "ntb.xlat_align", "ntb", "xlat_align",
+					 "XRMA_NTB_XLAT_ALIGN", "4096" },
+	[XRMA_CONFIG_NTB_DB_COUNT] = { "ntb.db_count", "ntb", "db_count", "XRMA_NTB_DB_COUNT", "15" },
+	[XRMA_CONFIG_NTB_SPAD_COUNT] = { "ntb.spad_count", "ntb", "spad_count",
+					 "XRMA_NTB_SPAD_COUNT", "16" },
+	[XRMA_CONFIG_NTB_MAX_PEERS] = { "ntb.max_peers", "ntb", "max_peers", "XRMA_NTB_MAX_PEERS",
+					"0" },
 };
 
 static void set_entry(struct xrma_config_entry *e, const char *value, const char *source)
@@ -101,7 +121,7 @@ static void set_defaults(struct xrma_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	for (int k = 0; k < XRMA_CONFIG_KEY_COUNT; k++) {
-		snprintf(cfg->entries[k].key, sizeof(cfg->entries[k].key), "%s", key_descs[k].name);
+		snprintf(cfg->entries[k].key, sizeof(cfg->entries[k].key), "%s", key_descs[k].display);
 		set_entry(&cfg->entries[k],
 			  key_descs[k].fallback ? key_descs[k].fallback : xrma_provider_default(), "default");
 	}
@@ -160,6 +180,34 @@ const char *xrma_config_value(const struct xrma_config *cfg, enum xrma_config_ke
 	if (!cfg || key < 0 || key >= XRMA_CONFIG_KEY_COUNT)
 		return NULL;
 	return cfg->entries[key].value;
+}
+
+int xrma_config_size(const struct xrma_config *cfg, enum xrma_config_key key, uint64_t max,
+		     uint64_t *value)
+{
+	const char *v = xrma_config_value(cfg, key);
+	unsigned long long n;
+	unsigned shift = 0;
+	char *end;
+
+	if (!v || !value)
+		return -XRMA_EINVAL;
+	if (*v == '-' || *v == '\0')
+		return -XRMA_ECONFIG;
+	errno = 0;
+	n = strtoull(v, &end, 0);
+	if (errno || end == v)
+		return -XRMA_ECONFIG;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end != '\0' || n > (max >> shift))
+		return -XRMA_ECONFIG;
+	*value = (uint64_t)n << shift;
+	return 0;
 }
 
 int xrma_config_node_id(const struct xrma_config *cfg, uint32_t *node_id)

@@ -16,6 +16,18 @@ enum xrma_config_key {
 	XRMA_CONFIG_PROVIDER = 0,   /* [xrma] provider   / XRMA_PROVIDER */
 	XRMA_CONFIG_NODE_ID,        /* [xrma] node_id    / XRMA_NODE_ID */
 	XRMA_CONFIG_FABRIC,         /* [xrma] fabric     / XRMA_FABRIC */
+	/* Host fabric (providers/util), read by the providers built on it. */
+	XRMA_CONFIG_HOST_RUNTIME_DIR,  /* [host] runtime_dir / XRMA_HOST_RUNTIME_DIR */
+	XRMA_CONFIG_HOST_FABRIC_UID,   /* [host] fabric_uid  / XRMA_HOST_FABRIC_UID */
+	XRMA_CONFIG_HOST_ALLOW_UIDS,   /* [host] allow_uids  / XRMA_HOST_ALLOW_UIDS */
+	XRMA_CONFIG_HOST_CMA,          /* [host] cma         / XRMA_HOST_CMA */
+	/* NTB device model (providers/ntb). */
+	XRMA_CONFIG_NTB_MW_COUNT,      /* [ntb] mw_count     / XRMA_NTB_MW_COUNT */
+	XRMA_CONFIG_NTB_MW_SIZE_MAX,   /* [ntb] mw_size_max  / XRMA_NTB_MW_SIZE_MAX */
+	XRMA_CONFIG_NTB_XLAT_ALIGN,    /* [ntb] xlat_align   / XRMA_NTB_XLAT_ALIGN */
+	XRMA_CONFIG_NTB_DB_COUNT,      /* [ntb] db_count     / XRMA_NTB_DB_COUNT */
+	XRMA_CONFIG_NTB_SPAD_COUNT,    /* [ntb] spad_count   / XRMA_NTB_SPAD_COUNT */
+	XRMA_CONFIG_NTB_MAX_PEERS,     /* [ntb] max_peers    / XRMA_NTB_MAX_PEERS */
 	XRMA_CONFIG_KEY_COUNT
 };
 
@@ -34,6 +46,13 @@ int xrma_config_load(struct xrma_config *cfg);
 int xrma_config_load_file(struct xrma_config *cfg, const char *path);
 
 const char *xrma_config_value(const struct xrma_config *cfg, enum xrma_config_key key);
+
+/*
+ * Parse a size or count value: decimal or 0x hex, with an optional K, M or G
+ * suffix (powers of 1024). XRMA_ECONFIG if it is not one or exceeds max.
+ */
+int xrma_config_size(const struct xrma_config *cfg, enum xrma_config_key key, uint64_t max,
+		     uint64_t *value);
 
 /* Parse a node id value ("1", "0x10"); XRMA_ECONFIG if it is not a uint32. */
 int xrma_config_node_id(const struct xrma_config *cfg, uint32_t *node_id);

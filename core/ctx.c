@@ -117,32 +117,31 @@ static void ctx_destroy(struct xrma_obj *obj)
 }
 
 /* Resolve provider, node id and fabric from attr, then the configuration. */
-static int resolve_attr(const struct xrma_ctx_attr *attr, const struct xrma_provider **prov,
-			uint32_t *node_id, char *fabric)
+static int resolve_attr(const struct xrma_ctx_attr *attr, struct xrma_config *cfg,
+			const struct xrma_provider **prov, uint32_t *node_id, char *fabric)
 {
-	struct xrma_config cfg;
 	const char *fab;
 	int ret;
 
 	if (attr && (attr->flags || (attr->provider && strlen(attr->provider) >= XRMA_NAME_MAX) ||
 		     (attr->fabric && (!*attr->fabric || strlen(attr->fabric) >= XRMA_NAME_MAX))))
 		return -XRMA_EINVAL;
-	ret = xrma_config_load(&cfg);
+	ret = xrma_config_load(cfg);
 	if (ret)
 		return ret;
-	ret = xrma_registry_choose(attr ? attr->provider : NULL, &cfg, prov);
+	ret = xrma_registry_choose(attr ? attr->provider : NULL, cfg, prov);
 	if (ret)
 		return ret;
 	if (attr && attr->node_id != XRMA_NODE_ANY) {
 		*node_id = attr->node_id;
 	} else {
-		ret = xrma_config_node_id(&cfg, node_id);
+		ret = xrma_config_node_id(cfg, node_id);
 		if (ret)
 			return ret;
 	}
 	if (*node_id > (*prov)->caps->max_node_id)
 		return attr && attr->node_id != XRMA_NODE_ANY ? -XRMA_EINVAL : -XRMA_ECONFIG;
-	fab = attr && attr->fabric ? attr->fabric : xrma_config_value(&cfg, XRMA_CONFIG_FABRIC);
+	fab = attr && attr->fabric ? attr->fabric : xrma_config_value(cfg, XRMA_CONFIG_FABRIC);
 	if (!fab || !*fab || strlen(fab) >= XRMA_NAME_MAX)
 		return -XRMA_ECONFIG;
 	snprintf(fabric, XRMA_NAME_MAX, "%s", fab);
@@ -154,6 +153,7 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	struct xrma_core_ctx *ctx;
 	struct xrma_prov_open_args args;
 	const struct xrma_provider *prov;
+	struct xrma_config *cfg;
 	char fabric[XRMA_NAME_MAX];
 	uint32_t node_id;
 	int ret;
@@ -161,12 +161,20 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	if (!out)
 		return -XRMA_EINVAL;
 	*out = NULL;
-	ret = resolve_attr(attr, &prov, &node_id, fabric);
-	if (ret)
-		return ret;
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx)
+	/* The snapshot is large; it lives only until the provider has read it. */
+	cfg = malloc(sizeof(*cfg));
+	if (!cfg)
 		return -XRMA_ENOMEM;
+	ret = resolve_attr(attr, cfg, &prov, &node_id, fabric);
+	if (ret) {
+		free(cfg);
+		return ret;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx) {
+		free(cfg);
+		return -XRMA_ENOMEM;
+	}
 	ctx->prov = prov;
 	ctx->caps = *prov->caps;
 	memcpy(ctx->fabric, fabric, sizeof(ctx->fabric));
@@ -185,10 +193,13 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	args = (struct xrma_prov_open_args){
 		.fabric = ctx->fabric,
 		.node_id = node_id,
+		.config = cfg,
+		.caps = &ctx->caps,
 		.upcalls = &ctx_upcalls,
 		.core = ctx,
 	};
 	ret = prov->ops->open(&args, &ctx->prov_state, &ctx->self);
+	free(cfg);
 	if (ret)
 		goto err_free_ctx;
 	ret = xrma_service_start(ctx);

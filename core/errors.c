@@ -18,6 +18,7 @@ static const struct error_text error_texts[] = {
 	{ XRMA_EPERM, "XRMA_EPERM", "operation not permitted for these credentials" },
 	{ XRMA_ENOENT, "XRMA_ENOENT", "no such segment, port or interrupt" },
 	{ XRMA_EINTR, "XRMA_EINTR", "interrupted" },
+	{ XRMA_EIO, "XRMA_EIO", "a system call failed unexpectedly" },
 	{ XRMA_ENXIO, "XRMA_ENXIO", "offset not inside a registered window" },
 	{ XRMA_EAGAIN, "XRMA_EAGAIN", "resource temporarily unavailable; try again" },
 	{ XRMA_ENOMEM, "XRMA_ENOMEM", "out of memory" },

@@ -11,10 +11,12 @@
 #include <string.h>
 #include <xrma/errors.h>
 #include "providers/loopback/loopback.h"
+#include "providers/ntb/ntb.h"
 
 #define REGISTRY_MAX 16
 
-static const char registry_default_name[] = "loopback";
+/* ntb: processes on this host as nodes, real shared memory, nothing to set up. */
+static const char registry_default_name[] = "ntb";
 
 static struct {
 	pthread_mutex_t lock;       /* guards count and list */
@@ -22,8 +24,8 @@ static struct {
 	const struct xrma_provider *list[REGISTRY_MAX];
 } registry = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.count = 1,
-	.list = { &xrma_prov_loopback },
+	.count = 2,
+	.list = { &xrma_prov_ntb, &xrma_prov_loopback },
 };
 
 bool xrma_provider_ops_valid(const struct xrma_provider *prov)
@@ -47,6 +49,11 @@ bool xrma_provider_ops_valid(const struct xrma_provider *prov)
 	if (!!o->map != !!(caps & XRMA_CAP_MAP) || !!o->unmap != !!(caps & XRMA_CAP_MAP))
 		return false;
 	if (!!o->atomic != !!(caps & XRMA_CAP_ATOMIC))
+		return false;
+	if (!!o->db_ring != !!(caps & XRMA_CAP_DOORBELL) || !!o->db_wait != !!o->db_ring ||
+	    !!o->spad_read != !!o->db_ring || !!o->spad_write != !!o->db_ring)
+		return false;
+	if (!!o->mem_bus_addr != !!(caps & XRMA_CAP_BUS_ADDR))
 		return false;
 	if (!prov->caps->page_size || (prov->caps->page_size & (prov->caps->page_size - 1)) ||
 	    !prov->caps->rma_offset_align || !prov->caps->rma_size_align || !prov->caps->ctrl_msg_max)

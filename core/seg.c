@@ -245,6 +245,28 @@ out_put:
 	return ret;
 }
 
+int xrma_seg_bus_addr(struct xrma_seg *handle, uint64_t *bus)
+{
+	struct xrma_core_seg *seg;
+	int ret;
+
+	if (!bus)
+		return -XRMA_EINVAL;
+	ret = xrma_core_seg_acquire(handle, &seg);
+	if (ret)
+		return ret;
+	xrma_lock(&seg->lock);
+	if (!(seg->ctx->caps.flags & XRMA_CAP_BUS_ADDR))
+		ret = -XRMA_ENOTSUP;
+	else if (!seg->key_valid)
+		ret = -XRMA_ENOTAVAIL;
+	else
+		ret = XRMA_PROV_CALL(seg->ctx, mem_bus_addr, seg->pmem, bus);
+	xrma_unlock(&seg->lock);
+	xrma_handle_put(&seg->obj);
+	return ret;
+}
+
 static void send_notice(struct xrma_core_seg *seg, const struct xrma_seg_importer *imp,
 			enum xrma_event_type type)
 {

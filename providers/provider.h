@@ -54,15 +54,21 @@ struct xrma_prov_rmem;   /* provider's imported memory handle */
 struct xrma_prov_upcalls {
 	/* A control message from src, delivered once, in order per source. */
 	void (*ctrl_recv)(void *core, const struct xrma_prov_addr *src, const void *msg, size_t len);
-	/* Endpoint peer is gone (closed or died); status XRMA_ECONNRESET or XRMA_ELOST. */
+	/* Endpoint peer is gone (closed or died); status -XRMA_ECONNRESET or -XRMA_ELOST. */
 	void (*peer_down)(void *core, const struct xrma_prov_addr *peer, int status);
 	/* The link to node went down (up == false) or came back. */
 	void (*link_event)(void *core, uint32_t node, bool up);
 };
 
+struct xrma_config;
+
 struct xrma_prov_open_args {
 	const char *fabric;                    /* isolated namespace name */
 	uint32_t node_id;
+	const struct xrma_config *config;      /* the snapshot in force (core/config.h) */
+	/* In: the provider's static caps. A provider whose limits are configurable
+	 * narrows them here; the core uses these for the context's life. */
+	struct xrma_caps *caps;
 	const struct xrma_prov_upcalls *upcalls;
 	void *core;                            /* first argument of every upcall */
 };
@@ -120,6 +126,15 @@ struct xrma_provider_ops {
 	/* XRMA_CAP_ATOMIC: offset is 8-byte aligned and in range. */
 	int (*atomic)(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,
 		      uint64_t operand, uint64_t compare, uint64_t *old);
+	/* XRMA_CAP_DOORBELL (all four or none): a doorbell register and scratchpads
+	 * per node. bits/mask lie within caps->doorbell_count bits and index below
+	 * caps->spad_count (the core checks). db_wait consumes the bits it returns. */
+	int (*db_ring)(void *state, uint32_t node, uint64_t bits);
+	int (*db_wait)(void *state, uint64_t mask, int timeout_ms, uint64_t *fired);
+	int (*spad_read)(void *state, uint32_t node, uint32_t index, uint32_t *value);
+	int (*spad_write)(void *state, uint32_t node, uint32_t index, uint32_t value);
+	/* XRMA_CAP_BUS_ADDR: the modelled bus address of exported memory. */
+	int (*mem_bus_addr)(void *state, struct xrma_prov_mem *mem, uint64_t *bus);
 };
 
 struct xrma_provider {

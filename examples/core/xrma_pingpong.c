@@ -1,20 +1,28 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * examples/core/xrma_pingpong.c: provider-level latency and bandwidth through
- * the core API, with the physical floor measured in the same run.
- *   1. mapped ping-pong: two nodes store a sequence number into each other's
- *      imported segment; one-way latency against a raw cache-line ping-pong
- *      between the same two threads;
- *   2. RMA write (XRMA_RMA_SYNC) against memcpy of the same size.
- * Both nodes live in this process (two contexts, two threads); with a provider
- * that spans processes the same calls work between processes.
+ * examples/core/xrma_pingpong.c: provider-level latency and bandwidth between
+ * two processes (two nodes), through the core API, with the physical floor
+ * measured in the same run by the same two processes:
+ *   1. mapped ping-pong: each node stores a sequence number into the other's
+ *      imported, mapped segment; one-way latency against a raw cache-line
+ *      ping-pong through a plain shared page;
+ *   2. RMA write (XRMA_RMA_SYNC) from node 1 into node 2's segment against
+ *      memcpy of the same size.
+ * Run without arguments it starts its peer itself (node 2, re-executing this
+ * program) on a fabric of its own; the peer is pinned to another processing
+ * unit. Works on any provider that spans processes (the default, ntb).
  */
+#include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <xrma/xrma.h>
 #include "../common/bench.h"
@@ -22,16 +30,48 @@
 #define FLAG_SEG_ID 0x1000
 #define DATA_SEG_ID 0x2000
 /* A peer silent this long has failed: report it instead of hanging. */
-#define STALL_NS 2000000000ull
+#define STALL_NS 5000000000ull
+#define PEER_FLAG "--xrma-pingpong-peer"
+
+enum phase { PHASE_RAW = 1, PHASE_MAPPED, PHASE_VERIFY, PHASE_QUIT };
+
+static const char *me = "xrma_pingpong";
 
 static int check(int ret, const char *what)
 {
 	if (ret < 0) {
-		fprintf(stderr, "xrma_pingpong: %s: %s\n", what, xrma_strerror(ret));
+		const char *detail = xrma_error_detail();
+
+		fprintf(stderr, "%s: %s: %s%s%s\n", me, what, xrma_strerror(ret), *detail ? ": " : "",
+			detail);
 		exit(1);
 	}
 	return ret;
 }
+
+/* ---- the link between the two processes (set-up and phases only, never timed) ---- */
+
+static void link_send(int sock, uint64_t v)
+{
+	if (send(sock, &v, sizeof(v), MSG_NOSIGNAL) != sizeof(v)) {
+		fprintf(stderr, "%s: the peer went away\n", me);
+		exit(1);
+	}
+}
+
+static uint64_t link_recv(int sock)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	uint64_t v;
+
+	if (poll(&pfd, 1, (int)(STALL_NS / 1000000)) != 1 || recv(sock, &v, sizeof(v), MSG_WAITALL) != sizeof(v)) {
+		fprintf(stderr, "%s: the peer is silent or gone\n", me);
+		exit(1);
+	}
+	return v;
+}
+
+/* ---- ping-pong ---- */
 
 /* Wait until *flag == want; false after STALL_NS. */
 static bool await(volatile _Atomic uint64_t *flag, uint64_t want)
@@ -52,87 +92,56 @@ static bool await(volatile _Atomic uint64_t *flag, uint64_t want)
 	}
 }
 
-struct pingpong {
-	_Atomic uint64_t *my_flag;      /* where the peer's stores land */
-	_Atomic uint64_t *peer_flag;    /* where mine go */
-	int iterations;
-	int pu;
-	bool initiator;
-	double ns;                      /* one-way, from the initiator */
-	bool failed;
-	pthread_barrier_t *start;
-};
-
-static void *pingpong_main(void *arg)
+/* One round of ping-pong; mine is where the peer stores, theirs where I store. Returns one-way ns. */
+static double pingpong(_Atomic uint64_t *mine, _Atomic uint64_t *theirs, int iterations, bool initiator)
 {
-	struct pingpong *p = arg;
-	uint64_t t0;
+	uint64_t t0 = bench_now_ns();
 
-	bench_pin_thread(p->pu);
-	pthread_barrier_wait(p->start);
-	t0 = bench_now_ns();
-	for (uint64_t i = 1; i <= (uint64_t)p->iterations; i++) {
-		if (p->initiator) {
-			atomic_store_explicit(p->peer_flag, i, memory_order_release);
-			if (!await(p->my_flag, i))
+	for (uint64_t i = 1; i <= (uint64_t)iterations; i++) {
+		if (initiator) {
+			atomic_store_explicit(theirs, i, memory_order_release);
+			if (!await(mine, i))
 				goto stalled;
 		} else {
-			if (!await(p->my_flag, i))
+			if (!await(mine, i))
 				goto stalled;
-			atomic_store_explicit(p->peer_flag, i, memory_order_release);
+			atomic_store_explicit(theirs, i, memory_order_release);
 		}
 	}
-	p->ns = (double)(bench_now_ns() - t0) / p->iterations / 2;
-	return NULL;
+	return (double)(bench_now_ns() - t0) / iterations / 2;
 stalled:
-	p->failed = true;
-	return NULL;
+	fprintf(stderr, "%s: the peer stalled in the ping-pong\n", me);
+	exit(1);
 }
 
-/* One repetition: two threads, flags a (initiator's) and b; returns one-way ns. */
-static double run_pingpong(_Atomic uint64_t *a_local, _Atomic uint64_t *a_remote,
-			   _Atomic uint64_t *b_local, _Atomic uint64_t *b_remote, int iterations)
-{
-	pthread_barrier_t start;
-	pthread_t t[2];
-	struct pingpong p[2] = {
-		{ .my_flag = a_local, .peer_flag = b_remote, .iterations = iterations, .pu = 0,
-		  .initiator = true, .start = &start },
-		{ .my_flag = b_local, .peer_flag = a_remote, .iterations = iterations, .pu = 1,
-		  .start = &start },
-	};
-
-	atomic_store(a_local, 0);
-	atomic_store(b_local, 0);
-	pthread_barrier_init(&start, NULL, 2);
-	for (int i = 0; i < 2; i++)
-		pthread_create(&t[i], NULL, pingpong_main, &p[i]);
-	for (int i = 0; i < 2; i++)
-		pthread_join(t[i], NULL);
-	pthread_barrier_destroy(&start);
-	if (p[0].failed || p[1].failed) {
-		fprintf(stderr, "xrma_pingpong: a peer stalled\n");
-		exit(1);
-	}
-	return p[0].ns;
-}
+/* ---- the two nodes ---- */
 
 struct node {
 	struct xrma_ctx *ctx;
-	struct xrma_seg *flag_seg, *data_seg;
-	struct xrma_rseg *peer_flag, *peer_data;
-	void *flag_local, *flag_mapped, *data_local;
+	struct xrma_seg *flag_seg;
+	struct xrma_rseg *peer_flag;
+	_Atomic uint64_t *flag_local, *flag_remote;
+	_Atomic uint64_t *raw;          /* the plain shared page: [0] node 1's, [16] node 2's */
 };
 
-static void node_open(struct node *n, uint32_t id, const char *fabric)
+/* Where node's flag sits in its page, in 64-bit words. */
+static size_t flag_slot(uint32_t node)
 {
-	struct xrma_ctx_attr attr = { .fabric = fabric, .node_id = id };
+	return node == 1 ? 0 : 16;
+}
+
+static void node_open(struct node *n, uint32_t self)
+{
+	struct xrma_ctx_attr attr = { .node_id = self };
 	struct xrma_seg_attr seg = { .len = 4096, .id = FLAG_SEG_ID, .access = XRMA_ACCESS_ALL };
 
 	check(xrma_ctx_open(&attr, &n->ctx), "xrma_ctx_open");
 	check(xrma_seg_open(n->ctx, &seg, &n->flag_seg), "xrma_seg_open(flag)");
 	check(xrma_seg_export(n->flag_seg, 0), "xrma_seg_export(flag)");
-	check(xrma_seg_addr(n->flag_seg, &n->flag_local), "xrma_seg_addr");
+	check(xrma_seg_addr(n->flag_seg, (void **)&n->flag_local), "xrma_seg_addr");
+	/* Node 1's flag at byte 0 of its page, node 2's at byte 128, as in the raw page, so
+	 * both runs have the same cache-line and in-page layout. */
+	n->flag_local += flag_slot(self);
 }
 
 static void node_connect(struct node *n, uint32_t peer)
@@ -140,73 +149,150 @@ static void node_connect(struct node *n, uint32_t peer)
 	check(xrma_rseg_open(n->ctx, peer, FLAG_SEG_ID, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
 			     0, 5000, &n->peer_flag),
 	      "xrma_rseg_open(flag)");
-	check(xrma_rseg_map(n->peer_flag, 0, 64, XRMA_MAP_READ | XRMA_MAP_WRITE, &n->flag_mapped),
+	check(xrma_rseg_map(n->peer_flag, 0, 4096, XRMA_MAP_READ | XRMA_MAP_WRITE, (void **)&n->flag_remote),
 	      "xrma_rseg_map");
+	n->flag_remote += flag_slot(peer);
 }
 
-static void latency(const struct bench_opts *opts, struct node *a, struct node *b)
+static void node_disconnect(struct node *n)
+{
+	uint32_t peer = 0;
+
+	check(xrma_rseg_node(n->peer_flag, &peer), "xrma_rseg_node");
+	check(xrma_rseg_unmap(n->peer_flag, (void *)(n->flag_remote - flag_slot(peer))), "xrma_rseg_unmap");
+	check(xrma_rseg_close(n->peer_flag), "xrma_rseg_close");
+}
+
+/* Only once the peer has disconnected: a segment with importers cannot close. */
+static void node_free(struct node *n)
+{
+	check(xrma_seg_close(n->flag_seg), "xrma_seg_close");
+	check(xrma_ctx_close(n->ctx), "xrma_ctx_close");
+}
+
+/* ---- node 2: follows node 1's phases ---- */
+
+static int peer_main(int sock, int rawfd, int iterations)
+{
+	struct node n = { 0 };
+	struct xrma_seg *data = NULL;
+	struct xrma_seg_attr dattr = { .id = DATA_SEG_ID, .access = XRMA_ACCESS_ALL };
+	void *dp;
+
+	me = "xrma_pingpong(peer)";
+	bench_pin_thread(1);
+	n.raw = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, rawfd, 0);
+	if (n.raw == MAP_FAILED)
+		return 1;
+	node_open(&n, 2);
+	dattr.len = (size_t)link_recv(sock);
+	check(xrma_seg_open(n.ctx, &dattr, &data), "xrma_seg_open(data)");
+	check(xrma_seg_export(data, 0), "xrma_seg_export(data)");
+	check(xrma_seg_addr(data, &dp), "xrma_seg_addr(data)");
+	link_send(sock, 1);                       /* exported */
+	link_recv(sock);                          /* node 1 exported too */
+	node_connect(&n, 1);
+	link_send(sock, 1);
+	for (;;) {
+		uint64_t phase = link_recv(sock);
+
+		if (phase == PHASE_RAW) {
+			atomic_store(&n.raw[16], 0);
+			link_send(sock, 1);
+			pingpong(&n.raw[16], &n.raw[0], iterations, false);
+		} else if (phase == PHASE_MAPPED) {
+			atomic_store(n.flag_local, 0);
+			link_send(sock, 1);
+			pingpong(n.flag_local, n.flag_remote, iterations, false);
+		} else if (phase == PHASE_VERIFY) {
+			/* Node 1 wrote bytes i = (uint8_t)(i * 7 + 1): check they all arrived. */
+			const unsigned char *b = dp;
+			uint64_t bad = 0;
+
+			for (size_t i = 0; i < dattr.len; i++)
+				bad += b[i] != (unsigned char)(i * 7 + 1);
+			link_send(sock, bad);
+		} else {
+			break;
+		}
+	}
+	node_disconnect(&n);
+	link_send(sock, 1);
+	link_recv(sock);                          /* node 1 disconnected too */
+	check(xrma_seg_close(data), "xrma_seg_close(data)");
+	node_free(&n);
+	return 0;
+}
+
+/* ---- node 1: drives and measures ---- */
+
+static void latency(const struct bench_opts *opts, struct node *n, int sock)
 {
 	double *ours = calloc((size_t)opts->repetitions, sizeof(double));
 	double *base = calloc((size_t)opts->repetitions, sizeof(double));
-	_Atomic uint64_t *raw = aligned_alloc(128, 256);
 
-	if (!ours || !base || !raw)
+	if (!ours || !base)
 		exit(1);
-	bench_header(opts, "mapped_pingpong", "one-way latency", "xrma_ns", "raw_ns");
+	bench_header(opts, "mapped_pingpong", "one-way latency, node 1 <-> node 2 (two processes)",
+		     "xrma_ns", "raw_shm_ns");
 	for (int r = 0; r < opts->repetitions; r++) {
 		/* Interleaved, so both see the same machine state. */
-		base[r] = run_pingpong(&raw[0], &raw[0], &raw[16], &raw[16], opts->iterations);
-		ours[r] = run_pingpong(a->flag_local, b->flag_mapped, b->flag_local, a->flag_mapped,
-				       opts->iterations);
+		atomic_store(&n->raw[0], 0);
+		link_send(sock, PHASE_RAW);
+		link_recv(sock);
+		base[r] = pingpong(&n->raw[0], &n->raw[16], opts->iterations, true);
+		atomic_store(n->flag_local, 0);
+		link_send(sock, PHASE_MAPPED);
+		link_recv(sock);
+		ours[r] = pingpong(n->flag_local, n->flag_remote, opts->iterations, true);
 	}
-	{
-		double om = bench_min(ours, opts->repetitions), bm = bench_min(base, opts->repetitions);
-		double omed = bench_median(ours, opts->repetitions);
-		double bmed = bench_median(base, opts->repetitions);
-
-		bench_row(opts, 8, opts->iterations, omed, om, bmed, bm);
-	}
-	free(raw);
+	bench_row(opts, 8, opts->iterations, bench_median(ours, opts->repetitions),
+		  bench_min(ours, opts->repetitions), bench_median(base, opts->repetitions),
+		  bench_min(base, opts->repetitions));
 	free(ours);
 	free(base);
 }
 
-static void bandwidth(const struct bench_opts *opts, struct node *a, struct node *b)
+static void bandwidth(const struct bench_opts *opts, struct node *n, int sock)
 {
-	struct xrma_seg_attr seg = { .len = opts->max_size, .access = XRMA_ACCESS_ALL, .id = DATA_SEG_ID };
+	struct xrma_seg_attr attr = { .len = opts->max_size, .access = XRMA_ACCESS_ALL,
+				      .id = XRMA_ID_ANY, .flags = XRMA_SEG_PRIVATE };
 	double *ours = calloc((size_t)opts->repetitions, sizeof(double));
 	double *base = calloc((size_t)opts->repetitions, sizeof(double));
-	char *src = malloc(opts->max_size), *dst = malloc(opts->max_size);
+	unsigned char *src = malloc(opts->max_size), *dst = malloc(opts->max_size), *lp;
+	struct xrma_seg *local;
+	struct xrma_rseg *remote;
 	struct xrma_dmaq *q;
 
 	if (!ours || !base || !src || !dst)
 		exit(1);
 	memset(src, 0x5a, opts->max_size);
 	memset(dst, 0, opts->max_size);
-	check(xrma_seg_open(b->ctx, &seg, &b->data_seg), "xrma_seg_open(data)");
-	check(xrma_seg_export(b->data_seg, 0), "xrma_seg_export(data)");
-	seg.flags = XRMA_SEG_PRIVATE;
-	check(xrma_seg_open(a->ctx, &seg, &a->data_seg), "xrma_seg_open(local)");
-	check(xrma_seg_addr(a->data_seg, &a->data_local), "xrma_seg_addr");
-	memset(a->data_local, 0xa5, opts->max_size);
-	check(xrma_rseg_open(a->ctx, 2, DATA_SEG_ID, XRMA_ACCESS_REMOTE_WRITE, 0, 5000, &a->peer_data),
+	check(xrma_seg_open(n->ctx, &attr, &local), "xrma_seg_open(local)");
+	check(xrma_seg_addr(local, (void **)&lp), "xrma_seg_addr");
+	for (size_t i = 0; i < opts->max_size; i++)
+		lp[i] = (unsigned char)(i * 7 + 1);
+	check(xrma_rseg_open(n->ctx, 2, DATA_SEG_ID, XRMA_ACCESS_REMOTE_WRITE, 0, 5000, &remote),
 	      "xrma_rseg_open(data)");
-	check(xrma_dmaq_open(a->ctx, 64, 0, &q), "xrma_dmaq_open");
-	bench_pin_thread(0);
-	bench_header(opts, "rma_write_sync", "node 1 -> node 2", "xrma_GBps", "memcpy_GBps");
+	check(xrma_dmaq_open(n->ctx, 64, 0, &q), "xrma_dmaq_open");
+	bench_header(opts, "rma_write_sync", "node 1 -> node 2 (two processes)", "xrma_GBps",
+		     "memcpy_GBps");
 	for (size_t size = 8;; size = size * 4 < opts->max_size ? size * 4 : opts->max_size) {
-		struct xrma_iov iov = { .seg = a->data_seg, .offset = 0, .len = size };
+		struct xrma_iov iov = { .seg = local, .offset = 0, .len = size };
 		int iters = (int)(opts->iterations * 64 / (size / 8 + 64)) + 1;
 
 		for (int r = 0; r < opts->repetitions; r++) {
 			uint64_t t0 = bench_now_ns();
 
-			for (int i = 0; i < iters; i++)
+			for (int i = 0; i < iters; i++) {
 				memcpy(dst, src, size);
+				/* Keep the copy from being folded away. */
+				__asm__ __volatile__("" : : "r"(dst) : "memory");
+			}
 			base[r] = (double)size * iters / (double)(bench_now_ns() - t0);
 			t0 = bench_now_ns();
 			for (int i = 0; i < iters; i++)
-				check(xrma_dmaq_post(q, XRMA_RMA_WRITE, &iov, 1, a->peer_data, 0, size, 0,
+				check(xrma_dmaq_post(q, XRMA_RMA_WRITE, &iov, 1, remote, 0, size, 0,
 						     XRMA_RMA_SYNC),
 				      "xrma_dmaq_post");
 			ours[r] = (double)size * iters / (double)(bench_now_ns() - t0);
@@ -217,67 +303,100 @@ static void bandwidth(const struct bench_opts *opts, struct node *a, struct node
 		if (size == opts->max_size)
 			break;
 	}
-	/* The data must have arrived: verify outside the timed loop. */
-	{
-		void *remote;
-
-		check(xrma_seg_addr(b->data_seg, &remote), "xrma_seg_addr");
-		if (memcmp(remote, a->data_local, opts->max_size)) {
-			fprintf(stderr, "xrma_pingpong: RMA data mismatch\n");
-			exit(1);
-		}
+	/* The data must have arrived: node 2 checks, outside the timed loop. */
+	link_send(sock, PHASE_VERIFY);
+	if (link_recv(sock) != 0) {
+		fprintf(stderr, "%s: RMA data did not arrive intact\n", me);
+		exit(1);
 	}
 	check(xrma_dmaq_close(q), "xrma_dmaq_close");
+	check(xrma_rseg_close(remote), "xrma_rseg_close(data)");
+	check(xrma_seg_close(local), "xrma_seg_close(local)");
 	free(src);
 	free(dst);
 	free(ours);
 	free(base);
 }
 
-static void node_close(struct node *n)
+static pid_t spawn_peer(const char *self, int sock, int rawfd, int iterations)
 {
-	if (n->peer_data)
-		check(xrma_rseg_close(n->peer_data), "xrma_rseg_close(data)");
-	check(xrma_rseg_unmap(n->peer_flag, n->flag_mapped), "xrma_rseg_unmap");
-	check(xrma_rseg_close(n->peer_flag), "xrma_rseg_close");
-}
+	char sockbuf[16], rawbuf[16], iterbuf[16];
+	pid_t pid = fork();
 
-static void node_free(struct node *n)
-{
-	if (n->data_seg)
-		check(xrma_seg_close(n->data_seg), "xrma_seg_close(data)");
-	check(xrma_seg_close(n->flag_seg), "xrma_seg_close");
-	check(xrma_ctx_close(n->ctx), "xrma_ctx_close");
+	if (pid == 0) {
+		snprintf(sockbuf, sizeof(sockbuf), "%d", sock);
+		snprintf(rawbuf, sizeof(rawbuf), "%d", rawfd);
+		snprintf(iterbuf, sizeof(iterbuf), "%d", iterations);
+		execl(self, self, PEER_FLAG, sockbuf, rawbuf, iterbuf, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
 }
 
 int main(int argc, char **argv)
 {
 	struct bench_opts opts = { .iterations = 100000, .repetitions = 5, .max_size = 1 << 20 };
-	struct node a = { 0 }, b = { 0 };
 	struct xrma_ctx_info info;
-	char fabric[32];
+	struct node n = { 0 };
+	char fabric[64], exe[4096];
+	int sv[2], rawfd, status = 0;
+	ssize_t len;
+	pid_t peer;
 
-	bench_parse(argc, argv, &opts, "Mapped ping-pong and RMA write between two nodes.\n");
+	if (argc == 5 && !strcmp(argv[1], PEER_FLAG))
+		return peer_main(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+	bench_parse(argc, argv, &opts,
+		    "Mapped ping-pong and RMA write between two processes (nodes 1 and 2) on the\n"
+		    "default provider (XRMA_PROVIDER overrides), against a raw shared-memory\n"
+		    "ping-pong and memcpy measured in the same run.\n");
 	if (opts.max_size < 8)
 		opts.max_size = 8;
+	/* Our own fabric, so the demo never meets another run. */
 	snprintf(fabric, sizeof(fabric), "pingpong-%d", (int)getpid());
-	node_open(&a, 1, fabric);
-	node_open(&b, 2, fabric);
-	check(xrma_ctx_query(a.ctx, &info), "xrma_ctx_query");
-	if (!(info.caps.flags & XRMA_CAP_MAP)) {
-		fprintf(stderr, "xrma_pingpong: provider %s cannot map remote memory; nothing to measure\n",
-			info.provider);
+	setenv("XRMA_FABRIC", fabric, 1);
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len < 0)
+		return 1;
+	exe[len] = '\0';
+	/* Inherited by the peer: the link and the raw shared page. */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	rawfd = memfd_create("xrma-pingpong-raw", 0);
+	if (rawfd < 0 || ftruncate(rawfd, 4096) != 0)
+		return 1;
+	n.raw = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, rawfd, 0);
+	if (n.raw == MAP_FAILED)
+		return 1;
+	peer = spawn_peer(exe, sv[1], rawfd, opts.iterations);
+	close(sv[1]);
+	bench_pin_thread(0);
+	node_open(&n, 1);
+	check(xrma_ctx_query(n.ctx, &info), "xrma_ctx_query");
+	if (!(info.caps.flags & XRMA_CAP_MAP) || !(info.caps.flags & XRMA_CAP_MULTIPROC)) {
+		fprintf(stderr, "%s: provider %s cannot map memory of another process; nothing to measure\n",
+			me, info.provider);
+		kill(peer, SIGTERM);
 		return 1;
 	}
+	link_send(sv[0], opts.max_size);
+	link_recv(sv[0]);                         /* node 2 exported */
+	node_connect(&n, 2);
+	link_send(sv[0], 1);
+	link_recv(sv[0]);                         /* node 2 connected */
 	if (!opts.csv)
-		printf("# provider=%s fabric=%s nodes=1<->2\n", info.provider, info.fabric);
-	node_connect(&a, 2);
-	node_connect(&b, 1);
-	latency(&opts, &a, &b);
-	bandwidth(&opts, &a, &b);
-	node_close(&a);
-	node_close(&b);
-	node_free(&a);
-	node_free(&b);
+		printf("# provider=%s fabric=%s nodes=1<->2 (processes %d and %d)\n", info.provider,
+		       info.fabric, (int)getpid(), (int)peer);
+	latency(&opts, &n, sv[0]);
+	bandwidth(&opts, &n, sv[0]);
+	link_send(sv[0], PHASE_QUIT);
+	node_disconnect(&n);
+	link_recv(sv[0]);                         /* node 2 disconnected */
+	link_send(sv[0], 1);
+	node_free(&n);
+	waitpid(peer, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "%s: the peer failed\n", me);
+		return 1;
+	}
 	return 0;
 }

@@ -18,6 +18,7 @@ enum xrma_error {
 	XRMA_EPERM = EPERM,               /* caller may not do this (credentials) */
 	XRMA_ENOENT = ENOENT,             /* no such id (segment, port, interrupt) */
 	XRMA_EINTR = EINTR,
+	XRMA_EIO = EIO,                   /* the operating system refused unexpectedly */
 	XRMA_ENXIO = ENXIO,               /* offset not inside a registered window */
 	XRMA_EAGAIN = EAGAIN,             /* would block / queue full; retry */
 	XRMA_ENOMEM = ENOMEM,
@@ -66,6 +67,14 @@ XRMA_API const char *xrma_strerror(int err);
 
 /* The symbolic name ("XRMA_EBUSY") of a code, or NULL for an unknown code. */
 XRMA_API const char *xrma_error_name(int err);
+
+/*
+ * Words for the last failure on this thread where a code alone would not say
+ * enough (the limit or setting that refused it), or "" if none was given.
+ * Meaningful right after a call failed; xrma_error_detail_clear empties it.
+ */
+XRMA_API const char *xrma_error_detail(void);
+XRMA_API void xrma_error_detail_clear(void);
 
 XRMA_END_DECLS
 

@@ -37,6 +37,10 @@ struct xrma_caps {
 	uint32_t max_nodes;      /* nodes per fabric */
 	uint32_t max_node_id;    /* largest valid node id */
 	uint32_t ctrl_msg_max;   /* largest control message, bytes */
+	uint32_t spad_count;     /* scratchpad registers per node (XRMA_CAP_DOORBELL) */
+	uint32_t mw_count;       /* inbound memory windows per node (0: no window model) */
+	uint64_t mw_size;        /* bytes per memory window */
+	uint64_t xlat_align;     /* window translation alignment, bytes */
 };
 
 struct xrma_provider_info {

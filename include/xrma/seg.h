@@ -68,6 +68,13 @@ XRMA_API int xrma_seg_unexport(struct xrma_seg *seg, uint32_t flags);
 /* Number of remote importers now connected. */
 XRMA_API int xrma_seg_importers(struct xrma_seg *seg, size_t *count);
 
+/*
+ * The modelled bus address of an exported segment, on providers with
+ * XRMA_CAP_BUS_ADDR (where it sits in the node's inbound memory windows).
+ * XRMA_ENOTSUP without the capability, XRMA_ENOTAVAIL before the first export.
+ */
+XRMA_API int xrma_seg_bus_addr(struct xrma_seg *seg, uint64_t *bus);
+
 /* Route events to cb (NULL: back to the queue). */
 XRMA_API int xrma_seg_set_callback(struct xrma_seg *seg, xrma_event_cb cb, void *arg);
 

@@ -19,5 +19,6 @@
 #include <xrma/win.h>
 #include <xrma/conn.h>
 #include <xrma/intr.h>
+#include <xrma/doorbell.h>
 
 #endif

@@ -7,6 +7,7 @@
  * owner (XRMA_ELOST) and a link down at either end (XRMA_ETRANSFER).
  */
 #include "providers/loopback/loopback.h"
+#include "providers/prov_atomic.h"
 
 #define XRMA_PROV_LOOPBACK_CACHE_LINE 64
 
@@ -127,22 +128,6 @@ int xrma_prov_loopback_atomic(void *state, struct xrma_prov_rmem *rmem, size_t o
 	if (ret)
 		return ret;
 
-	switch (op) {
-	case XRMA_ATOMIC_FETCH_ADD:
-		*old = __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
-		break;
-	case XRMA_ATOMIC_SWAP:
-		*old = __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST);
-		break;
-	case XRMA_ATOMIC_CSWAP:
-		/* On failure the builtin writes the value found into compare: old either way. */
-		__atomic_compare_exchange_n(p, &compare, operand, false, __ATOMIC_SEQ_CST,
-					    __ATOMIC_SEQ_CST);
-		*old = compare;
-		break;
-	case XRMA_ATOMIC_READ:
-		*old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
-		break;
-	}
+	*old = xrma_prov_atomic_apply(p, op, operand, compare);
 	return 0;
 }

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * providers/util/hostfab_db.c: doorbells and scratchpads, as an NTB has them:
+ * one doorbell register and one set of scratchpads per node, in the node's
+ * directory, so every process of the node shares them. Ringing sets bits and
+ * wakes sleepers through a futex word; a waiter spins a bounded number of
+ * times (a doorbell answered within a few microseconds never sleeps), then
+ * sleeps on the futex. Waiting consumes the bits it returns.
+ */
+#include "providers/util/hostfab.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "core/wait.h"
+
+static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, word, op, val, ts, NULL, 0);
+}
+
+/* A writable directory of node whose link is up, for doorbells and scratchpads. */
+static int db_dir(struct hostfab_ep *ep, uint32_t node, struct hostfab_dir **dir)
+{
+	struct hostfab_dirmap *map;
+	int ret = hostfab_dir_peer(ep, node, &map);
+
+	if (ret)
+		return ret == -XRMA_EACCES ? ret : -XRMA_ENODEV;
+	if (!map->writable)
+		return -XRMA_EACCES;
+	if (__atomic_load_n(&map->dir->link_down, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&ep->own->dir->link_down, __ATOMIC_ACQUIRE)) {
+		hostfab_detail("%s: the link between node %u and node %u is down", ep->model->name,
+			       ep->self.node, node);
+		return -XRMA_ENETDOWN;
+	}
+	*dir = map->dir;
+	return 0;
+}
+
+int hostfab_db_ring(void *state, uint32_t node, uint64_t bits)
+{
+	struct hostfab_ep *ep = state;
+	struct hostfab_dir *dir;
+	int ret;
+
+	if (!ep)
+		return -XRMA_EINVAL;
+	if (!ep->model->db_count || bits >> ep->model->db_count || !bits) {
+		hostfab_detail("%s: doorbell bits 0x%llx outside the db_count=%u bits", ep->model->name,
+			       (unsigned long long)bits, ep->model->db_count);
+		return -XRMA_EINVAL;
+	}
+	ret = db_dir(ep, node, &dir);
+	if (ret)
+		return ret;
+	atomic_fetch_or_explicit(&dir->db_pending, bits, memory_order_seq_cst);
+	atomic_fetch_add_explicit(&dir->db_futex, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&dir->db_sleepers, memory_order_seq_cst))
+		futex(&dir->db_futex, FUTEX_WAKE, INT_MAX, NULL);
+	return 0;
+}
+
+/* Take the pending bits of mask, if any. */
+static uint64_t db_take(struct hostfab_dir *dir, uint64_t mask)
+{
+	uint64_t cur = atomic_load_explicit(&dir->db_pending, memory_order_acquire);
+
+	while (cur & mask) {
+		if (atomic_compare_exchange_weak_explicit(&dir->db_pending, &cur, cur & ~mask,
+							  memory_order_acq_rel, memory_order_acquire))
+			return cur & mask;
+	}
+	return 0;
+}
+
+int hostfab_db_wait(void *state, uint64_t mask, int timeout_ms, uint64_t *fired)
+{
+	struct hostfab_ep *ep = state;
+	struct hostfab_dir *dir;
+	struct xrma_deadline dl;
+	uint64_t got;
+
+	if (!ep || !fired)
+		return -XRMA_EINVAL;
+	if (!ep->model->db_count || !mask || mask >> ep->model->db_count) {
+		hostfab_detail("%s: doorbell mask 0x%llx outside the db_count=%u bits", ep->model->name,
+			       (unsigned long long)mask, ep->model->db_count);
+		return -XRMA_EINVAL;
+	}
+	dir = ep->own->dir;
+	for (int spin = 0; spin < XRMA_SPIN_LIMIT; spin++) {
+		if ((got = db_take(dir, mask))) {
+			*fired = got;
+			return 0;
+		}
+		xrma_cpu_relax();
+	}
+	xrma_deadline_set(&dl, timeout_ms);
+	for (;;) {
+		uint32_t seq = atomic_load_explicit(&dir->db_futex, memory_order_seq_cst);
+		struct timespec rel, *ts = NULL;
+		long left;
+
+		if ((got = db_take(dir, mask))) {
+			*fired = got;
+			return 0;
+		}
+		left = xrma_deadline_remaining_ms(&dl);
+		if (left == 0)
+			return -XRMA_ETIMEDOUT;
+		if (left > 0) {
+			rel.tv_sec = left / 1000;
+			rel.tv_nsec = (left % 1000) * 1000000L;
+			ts = &rel;
+		}
+		atomic_fetch_add_explicit(&dir->db_sleepers, 1, memory_order_seq_cst);
+		if (!(atomic_load_explicit(&dir->db_pending, memory_order_seq_cst) & mask))
+			futex(&dir->db_futex, FUTEX_WAIT, seq, ts);
+		atomic_fetch_sub_explicit(&dir->db_sleepers, 1, memory_order_seq_cst);
+	}
+}
+
+static int spad_check(struct hostfab_ep *ep, uint32_t index)
+{
+	if (index >= ep->model->spad_count) {
+		hostfab_detail("%s: scratchpad %u outside the spad_count=%u registers", ep->model->name,
+			       index, ep->model->spad_count);
+		return -XRMA_ERANGE;
+	}
+	return 0;
+}
+
+int hostfab_spad_read(void *state, uint32_t node, uint32_t index, uint32_t *value)
+{
+	struct hostfab_ep *ep = state;
+	struct hostfab_dir *dir;
+	int ret;
+
+	if (!ep || !value)
+		return -XRMA_EINVAL;
+	ret = spad_check(ep, index);
+	if (!ret)
+		ret = db_dir(ep, node, &dir);
+	if (!ret)
+		*value = atomic_load_explicit(&dir->spad[index], memory_order_acquire);
+	return ret;
+}
+
+int hostfab_spad_write(void *state, uint32_t node, uint32_t index, uint32_t value)
+{
+	struct hostfab_ep *ep = state;
+	struct hostfab_dir *dir;
+	int ret;
+
+	if (!ep)
+		return -XRMA_EINVAL;
+	ret = spad_check(ep, index);
+	if (!ret)
+		ret = db_dir(ep, node, &dir);
+	if (!ret)
+		atomic_store_explicit(&dir->spad[index], value, memory_order_release);
+	return ret;
+}

@@ -1,0 +1,789 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * providers/util/hostfab_dir.c: the per-node directory in shared memory.
+ *
+ * One file per (fabric, node) under the runtime directory. The creator builds
+ * it under a temporary name and links it into place, so nobody ever maps a
+ * half-initialised directory. Writers take the robust mutex (a holder that
+ * dies leaves EOWNERDEAD, and the next holder reclaims its slots); lookups
+ * never lock but read between two equal even values of seq.
+ *
+ * An endpoint is alive while it holds an OFD write lock on one byte of the
+ * file (its slot number past the end of the data): the kernel drops it when
+ * the process dies, however it dies, so a slot whose byte is unlocked belongs
+ * to a dead endpoint and is reclaimed with its names and exports.
+ */
+#include "providers/util/hostfab.h"
+#include "providers/prov_atomic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define HOSTFAB_LOCK_BASE ((off_t)1 << 40)   /* slot lock bytes live past the data */
+
+static void dir_path(const struct hostfab_ep *ep, uint32_t node, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/xrma.%s.%u", ep->dirpath, ep->ns, node);
+}
+
+static int dir_init_file(int fd, uint32_t node)
+{
+	struct hostfab_dir *dir;
+	pthread_mutexattr_t ma;
+	struct timespec now;
+
+	if (ftruncate(fd, sizeof(*dir)) != 0)
+		return -XRMA_ENOMEM;
+	dir = mmap(NULL, sizeof(*dir), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (dir == MAP_FAILED)
+		return -XRMA_ENOMEM;
+	dir->node = node;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&dir->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	/* Endpoint numbers start somewhere new each time the node file is born, so
+	 * an address of a previous incarnation never reaches a new endpoint. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	dir->last_ep = (uint32_t)((now.tv_sec * 1000003u + now.tv_nsec / 1000) & 0x3fffffff) << 1;
+	dir->next_gen = 1;
+	atomic_store_explicit(&dir->magic, HOSTFAB_DIR_MAGIC, memory_order_release);
+	munmap(dir, sizeof(*dir));
+	return 0;
+}
+
+/* Create and publish the file of node; EEXIST if someone else did first. */
+static int dir_create(struct hostfab_ep *ep, uint32_t node, const char *path)
+{
+	char tmp[PATH_MAX + 64];
+	int fd, ret;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%lx", path, (long)getpid(), (unsigned long)pthread_self());
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		hostfab_detail("%s: cannot create %s: %s", ep->model->name, tmp, strerror(errno));
+		return errno == EACCES ? -XRMA_EACCES : -XRMA_EIO;
+	}
+	ret = dir_init_file(fd, node);
+	if (!ret && link(tmp, path) != 0)
+		ret = errno == EEXIST ? -XRMA_EEXIST : -XRMA_EIO;
+	unlink(tmp);
+	close(fd);
+	return ret;
+}
+
+int hostfab_dir_open(struct hostfab_ep *ep, uint32_t node, bool create, struct hostfab_dirmap **out)
+{
+	char path[PATH_MAX];
+	struct hostfab_dirmap *map;
+	struct stat st;
+	int fd = -1, ret;
+	bool writable = true;
+
+	dir_path(ep, node, path, sizeof(path));
+	for (int attempt = 0; attempt < 64; attempt++) {
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0 && errno == EACCES && !create) {
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			writable = false;
+		}
+		if (fd < 0) {
+			if (errno != ENOENT)
+				return errno == EACCES ? -XRMA_EACCES : -XRMA_EIO;
+			if (!create)
+				return -XRMA_ENODEV;
+			ret = dir_create(ep, node, path);
+			if (ret && ret != -XRMA_EEXIST)
+				return ret;
+			continue;
+		}
+		if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(struct hostfab_dir)) {
+			/* A file being torn down (or not ours): look again. */
+			close(fd);
+			fd = -1;
+			sched_yield();
+			continue;
+		}
+		break;
+	}
+	if (fd < 0)
+		return -XRMA_EAGAIN;
+	map = calloc(1, sizeof(*map));
+	if (!map) {
+		close(fd);
+		return -XRMA_ENOMEM;
+	}
+	map->dir = mmap(NULL, sizeof(*map->dir), writable ? PROT_READ | PROT_WRITE : PROT_READ,
+			MAP_SHARED, fd, 0);
+	if (map->dir == MAP_FAILED ||
+	    atomic_load_explicit(&map->dir->magic, memory_order_acquire) != HOSTFAB_DIR_MAGIC ||
+	    map->dir->node != node) {
+		if (map->dir != MAP_FAILED)
+			munmap(map->dir, sizeof(*map->dir));
+		close(fd);
+		free(map);
+		return -XRMA_EIO;
+	}
+	map->fd = fd;
+	map->node = node;
+	map->writable = writable;
+	*out = map;
+	return 0;
+}
+
+void hostfab_dir_close(struct hostfab_dirmap *map)
+{
+	if (!map)
+		return;
+	munmap(map->dir, sizeof(*map->dir));
+	close(map->fd);
+	free(map);
+}
+
+/* A file unlinked since we mapped it is a dead node's: the caller must map again. */
+static bool dir_unlinked(const struct hostfab_dirmap *map)
+{
+	struct stat st;
+
+	return fstat(map->fd, &st) != 0 || st.st_nlink == 0;
+}
+
+int hostfab_dir_peer(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out)
+{
+	struct hostfab_dirmap *map, **pp, *fresh, *stale = NULL;
+	int ret;
+
+	if (node == ep->self.node) {
+		*out = ep->own;
+		return 0;
+	}
+	pthread_mutex_lock(&ep->lock);
+	for (pp = &ep->dirs; (map = *pp); pp = &map->next) {
+		if (map->node != node)
+			continue;
+		if (!dir_unlinked(map)) {
+			pthread_mutex_unlock(&ep->lock);
+			*out = map;
+			return 0;
+		}
+		/* Kept mapped (others may still read it) but no longer found. */
+		*pp = map->next;
+		stale = map;
+		break;
+	}
+	pthread_mutex_unlock(&ep->lock);
+	ret = hostfab_dir_open(ep, node, false, &fresh);
+	pthread_mutex_lock(&ep->lock);
+	if (stale) {
+		/* Retire rather than unmap: a reader may hold a pointer into it. */
+		stale->node = UINT32_MAX;
+		stale->next = ep->dirs;
+		ep->dirs = stale;
+	}
+	if (!ret) {
+		for (map = ep->dirs; map; map = map->next)
+			if (map->node == node)
+				break;
+		if (map) {
+			hostfab_dir_close(fresh);   /* another thread was first */
+			fresh = map;
+		} else {
+			fresh->next = ep->dirs;
+			ep->dirs = fresh;
+		}
+		*out = fresh;
+	}
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
+}
+
+int hostfab_dir_lock(struct hostfab_ep *ep, struct hostfab_dir *dir)
+{
+	int r = pthread_mutex_lock(&dir->lock);
+
+	(void)ep;
+	if (r == EOWNERDEAD) {
+		/* The holder died inside; seq may be odd. Writers keep every entry
+		 * valid at each step, so making the lock consistent is enough, and
+		 * the dead holder's slot is reclaimed by the next reclaim pass. */
+		if (atomic_load_explicit(&dir->seq, memory_order_relaxed) & 1)
+			atomic_fetch_add_explicit(&dir->seq, 1, memory_order_release);
+		pthread_mutex_consistent(&dir->lock);
+		return 0;
+	}
+	return r ? -XRMA_EIO : 0;
+}
+
+void hostfab_dir_unlock(struct hostfab_dir *dir)
+{
+	pthread_mutex_unlock(&dir->lock);
+}
+
+void hostfab_dir_write_begin(struct hostfab_dir *dir)
+{
+	atomic_fetch_add_explicit(&dir->seq, 1, memory_order_acq_rel);
+	xrma_prov_release_fence();   /* entry stores stay after the odd count */
+}
+
+void hostfab_dir_write_end(struct hostfab_dir *dir)
+{
+	atomic_fetch_add_explicit(&dir->seq, 1, memory_order_release);
+}
+
+/* ---- slots and liveness ---- */
+
+static int slot_lock(int fd, int slot, short type, int cmd)
+{
+	struct flock fl = {
+		.l_type = type,
+		.l_whence = SEEK_SET,
+		.l_start = HOSTFAB_LOCK_BASE + slot,
+		.l_len = 1,
+	};
+	int r = fcntl(fd, cmd, &fl);
+
+	if (r != 0)
+		return -1;
+	return cmd == F_OFD_GETLK ? (fl.l_type != F_UNLCK) : 0;
+}
+
+/* Whether the endpoint in slot still runs (its lock byte is held). */
+static bool slot_alive(const struct hostfab_dirmap *map, int slot)
+{
+	return slot_lock(map->fd, slot, map->writable ? F_WRLCK : F_RDLCK, F_OFD_GETLK) != 0;
+}
+
+static uint32_t name_hash(uint16_t ns, uint64_t id)
+{
+	uint64_t h = (id ^ ((uint64_t)ns << 56)) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 40) % HOSTFAB_NAME_MAX;
+}
+
+/* Drop everything slot owns (under the directory lock, inside a write section). */
+static void slot_clear_locked(struct hostfab_dir *dir, int slot)
+{
+	for (size_t i = 0; i < HOSTFAB_NAME_MAX; i++)
+		if (dir->names[i].used == 1 && dir->names[i].slot == slot)
+			dir->names[i].used = 2;
+	for (size_t i = 0; i < HOSTFAB_EXPORT_MAX; i++)
+		if (dir->exports[i].state != HOSTFAB_EXPORT_FREE && dir->exports[i].slot == slot)
+			dir->exports[i].state = HOSTFAB_EXPORT_FREE;
+	dir->slots[slot].state = HOSTFAB_SLOT_FREE;
+}
+
+int hostfab_dir_reclaim_locked(struct hostfab_ep *ep, struct hostfab_dirmap *map)
+{
+	struct hostfab_dir *dir = map->dir;
+	int n = 0;
+
+	(void)ep;
+	if (!map->writable)
+		return 0;
+	for (int s = 0; s < HOSTFAB_EP_MAX; s++) {
+		if (dir->slots[s].state != HOSTFAB_SLOT_LIVE || slot_alive(map, s))
+			continue;
+		hostfab_dir_write_begin(dir);
+		slot_clear_locked(dir, s);
+		hostfab_dir_write_end(dir);
+		n++;
+	}
+	return n;
+}
+
+static bool dir_empty_locked(const struct hostfab_dir *dir)
+{
+	for (int s = 0; s < HOSTFAB_EP_MAX; s++)
+		if (dir->slots[s].state == HOSTFAB_SLOT_LIVE)
+			return false;
+	return true;
+}
+
+int hostfab_dir_join(struct hostfab_ep *ep)
+{
+	for (int attempt = 0; attempt < 16; attempt++) {
+		struct hostfab_dirmap *map;
+		struct hostfab_dir *dir;
+		int ret, slot = -1;
+
+		ret = hostfab_dir_open(ep, ep->self.node, true, &map);
+		if (ret)
+			return ret;
+		if (!map->writable) {
+			hostfab_dir_close(map);
+			return -XRMA_EACCES;
+		}
+		dir = map->dir;
+		ret = hostfab_dir_lock(ep, dir);
+		if (ret) {
+			hostfab_dir_close(map);
+			return ret;
+		}
+		if (dir_unlinked(map)) {
+			/* The last endpoint left and removed it between open and lock. */
+			hostfab_dir_unlock(dir);
+			hostfab_dir_close(map);
+			continue;
+		}
+		hostfab_dir_reclaim_locked(ep, map);
+		for (int s = 0; s < HOSTFAB_EP_MAX && slot < 0; s++)
+			if (dir->slots[s].state == HOSTFAB_SLOT_FREE)
+				slot = s;
+		if (slot < 0) {
+			hostfab_dir_unlock(dir);
+			hostfab_dir_close(map);
+			hostfab_detail("%s: node %u already has %d endpoints", ep->model->name,
+				       ep->self.node, HOSTFAB_EP_MAX);
+			return -XRMA_ENOSPC;
+		}
+		/* A descriptor of our own: OFD locks belong to the open file description,
+		 * so this lock is seen as held even through our other descriptors. */
+		{
+			char path[PATH_MAX];
+
+			dir_path(ep, ep->self.node, path, sizeof(path));
+			ep->slot_fd = open(path, O_RDWR | O_CLOEXEC);
+		}
+		if (ep->slot_fd < 0 || slot_lock(ep->slot_fd, slot, F_WRLCK, F_OFD_SETLK) != 0) {
+			if (ep->slot_fd >= 0)
+				close(ep->slot_fd);
+			ep->slot_fd = -1;
+			hostfab_dir_unlock(dir);
+			hostfab_dir_close(map);
+			return -XRMA_EIO;
+		}
+		hostfab_dir_write_begin(dir);
+		dir->last_ep += 1;
+		if (dir->last_ep == 0)
+			dir->last_ep = 1;
+		dir->slots[slot].ep = dir->last_ep;
+		dir->slots[slot].pid = ep->pid;
+		dir->slots[slot].uid = ep->uid;
+		dir->slots[slot].state = HOSTFAB_SLOT_LIVE;
+		hostfab_dir_write_end(dir);
+		ep->self.ep = dir->slots[slot].ep;
+		ep->slot = slot;
+		ep->own = map;
+		hostfab_dir_unlock(dir);
+		return 0;
+	}
+	return -XRMA_EAGAIN;
+}
+
+void hostfab_dir_leave(struct hostfab_ep *ep)
+{
+	struct hostfab_dirmap *map = ep->own;
+	struct hostfab_dir *dir;
+	char path[PATH_MAX];
+
+	if (!map)
+		return;
+	dir = map->dir;
+	if (hostfab_dir_lock(ep, dir) == 0) {
+		hostfab_dir_write_begin(dir);
+		slot_clear_locked(dir, ep->slot);
+		hostfab_dir_write_end(dir);
+		hostfab_dir_reclaim_locked(ep, map);
+		if (dir_empty_locked(dir) && !dir_unlinked(map)) {
+			dir_path(ep, ep->self.node, path, sizeof(path));
+			unlink(path);
+		}
+		hostfab_dir_unlock(dir);
+	}
+	if (ep->slot_fd >= 0)
+		close(ep->slot_fd);   /* drops the liveness lock */
+	ep->slot_fd = -1;
+	hostfab_dir_close(map);
+	ep->own = NULL;
+}
+
+void hostfab_dir_remove_if_dead(struct hostfab_ep *ep, struct hostfab_dirmap *map)
+{
+	char path[PATH_MAX];
+
+	if (!map->writable || map == ep->own || hostfab_dir_lock(ep, map->dir))
+		return;
+	hostfab_dir_reclaim_locked(ep, map);
+	if (dir_empty_locked(map->dir) && !dir_unlinked(map)) {
+		dir_path(ep, map->node, path, sizeof(path));
+		unlink(path);
+	}
+	hostfab_dir_unlock(map->dir);
+}
+
+bool hostfab_dir_node_live(struct hostfab_ep *ep, struct hostfab_dirmap *map)
+{
+	(void)ep;
+	for (int s = 0; s < HOSTFAB_EP_MAX; s++)
+		if (__atomic_load_n(&map->dir->slots[s].state, __ATOMIC_ACQUIRE) == HOSTFAB_SLOT_LIVE &&
+		    slot_alive(map, s))
+			return true;
+	return false;
+}
+
+bool hostfab_dir_ep_live(struct hostfab_ep *ep, struct hostfab_dirmap *map, uint32_t epno)
+{
+	(void)ep;
+	for (int s = 0; s < HOSTFAB_EP_MAX; s++)
+		if (__atomic_load_n(&map->dir->slots[s].state, __ATOMIC_ACQUIRE) == HOSTFAB_SLOT_LIVE &&
+		    __atomic_load_n(&map->dir->slots[s].ep, __ATOMIC_RELAXED) == epno)
+			return slot_alive(map, s);
+	return false;
+}
+
+/* ---- names ---- */
+
+/* The index of (ns, id) in the probe chain, or -1. Readers and writers alike. */
+static long name_find(const struct hostfab_dir *dir, uint16_t ns, uint64_t id)
+{
+	uint32_t h = name_hash(ns, id);
+
+	for (uint32_t i = 0; i < HOSTFAB_NAME_MAX; i++) {
+		const struct hostfab_dir_name *n = &dir->names[(h + i) % HOSTFAB_NAME_MAX];
+		uint16_t used = __atomic_load_n(&n->used, __ATOMIC_RELAXED);
+
+		if (used == 0)
+			return -1;
+		if (used == 1 && __atomic_load_n(&n->ns, __ATOMIC_RELAXED) == ns &&
+		    __atomic_load_n(&n->id, __ATOMIC_RELAXED) == id)
+			return (long)((h + i) % HOSTFAB_NAME_MAX);
+	}
+	return -1;
+}
+
+/* Rebuild the table without deleted entries once they crowd it (under the lock). */
+static void names_compact_locked(struct hostfab_dir *dir)
+{
+	struct hostfab_dir_name *live;
+	size_t n = 0;
+
+	live = malloc(sizeof(*live) * HOSTFAB_NAME_MAX);
+	if (!live)
+		return;
+	for (size_t i = 0; i < HOSTFAB_NAME_MAX; i++)
+		if (dir->names[i].used == 1)
+			live[n++] = dir->names[i];
+	hostfab_dir_write_begin(dir);
+	memset(dir->names, 0, sizeof(dir->names));
+	for (size_t k = 0; k < n; k++) {
+		uint32_t h = name_hash(live[k].ns, live[k].id);
+
+		while (dir->names[h].used)
+			h = (h + 1) % HOSTFAB_NAME_MAX;
+		dir->names[h] = live[k];
+	}
+	dir->names_used = (uint32_t)n;
+	hostfab_dir_write_end(dir);
+	free(live);
+}
+
+static int name_insert_locked(struct hostfab_dir *dir, uint16_t ns, uint64_t id, uint16_t slot)
+{
+	uint32_t h = name_hash(ns, id);
+
+	if (dir->names_used >= HOSTFAB_NAME_MAX * 3 / 4)
+		names_compact_locked(dir);
+	if (dir->names_used >= HOSTFAB_NAME_MAX * 3 / 4)
+		return -XRMA_ENOSPC;
+	for (uint32_t i = 0; i < HOSTFAB_NAME_MAX; i++) {
+		struct hostfab_dir_name *n = &dir->names[(h + i) % HOSTFAB_NAME_MAX];
+
+		if (n->used == 1)
+			continue;
+		hostfab_dir_write_begin(dir);
+		if (n->used == 0)
+			dir->names_used++;
+		n->id = id;
+		n->ns = ns;
+		n->slot = slot;
+		__atomic_store_n(&n->used, 1, __ATOMIC_RELEASE);
+		hostfab_dir_write_end(dir);
+		return 0;
+	}
+	return -XRMA_ENOSPC;
+}
+
+int hostfab_name_bind(void *state, enum xrma_ns ns, uint64_t *id, uint64_t min, uint64_t max)
+{
+	struct hostfab_ep *ep = state;
+	struct hostfab_dir *dir;
+	uint64_t want;
+	int ret;
+
+	if (!ep || !id || (unsigned)ns >= XRMA_NS_COUNT)
+		return -XRMA_EINVAL;
+	if (*id == XRMA_ID_ANY && min > max)
+		return -XRMA_EINVAL;
+	dir = ep->own->dir;
+	ret = hostfab_dir_lock(ep, dir);
+	if (ret)
+		return ret;
+	if (*id != XRMA_ID_ANY) {
+		want = *id;
+		ret = name_find(dir, (uint16_t)ns, want) >= 0 ? -XRMA_EADDRINUSE : 0;
+	} else {
+		/* Start where the last automatic search ended, then wrap to min, so
+		 * binding ids in rising order stays O(1) per bind. */
+		uint64_t top = max < XRMA_ID_ANY ? max : XRMA_ID_ANY - 1;
+		uint64_t hint = dir->name_hint[ns];
+		uint64_t start = hint >= min && hint <= top ? hint : min;
+		uint64_t span = top - min;
+
+		ret = -XRMA_ENOSPC;
+		want = start;
+		for (uint64_t tried = 0; tried <= span && tried < HOSTFAB_NAME_MAX + 1; tried++) {
+			if (name_find(dir, (uint16_t)ns, want) < 0) {
+				ret = 0;
+				break;
+			}
+			want = want == top ? min : want + 1;
+		}
+		if (!ret)
+			dir->name_hint[ns] = want == top ? min : want + 1;
+	}
+	if (!ret)
+		ret = name_insert_locked(dir, (uint16_t)ns, want, (uint16_t)ep->slot);
+	hostfab_dir_unlock(dir);
+	if (!ret)
+		*id = want;
+	else if (ret == -XRMA_ENOSPC)
+		hostfab_detail("%s: node %u has no free name in [%llu, %llu] or its table of %d names is full",
+			       ep->model->name, ep->self.node, (unsigned long long)min,
+			       (unsigned long long)max, HOSTFAB_NAME_MAX);
+	return ret;
+}
+
+int hostfab_name_unbind(void *state, enum xrma_ns ns, uint64_t id)
+{
+	struct hostfab_ep *ep = state;
+	struct hostfab_dir *dir;
+	long i;
+	int ret;
+
+	if (!ep || (unsigned)ns >= XRMA_NS_COUNT)
+		return -XRMA_EINVAL;
+	dir = ep->own->dir;
+	ret = hostfab_dir_lock(ep, dir);
+	if (ret)
+		return ret;
+	i = name_find(dir, (uint16_t)ns, id);
+	if (i < 0 || dir->names[i].slot != ep->slot) {
+		ret = -XRMA_ENOENT;
+	} else {
+		hostfab_dir_write_begin(dir);
+		__atomic_store_n(&dir->names[i].used, 2, __ATOMIC_RELEASE);
+		hostfab_dir_write_end(dir);
+	}
+	hostfab_dir_unlock(dir);
+	return ret;
+}
+
+int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id,
+			struct xrma_prov_addr *owner)
+{
+	struct hostfab_ep *ep = state;
+	struct hostfab_dirmap *map;
+	struct hostfab_dir *dir;
+	uint32_t epno = 0;
+	int ret;
+
+	if (!ep || !owner || (unsigned)ns >= XRMA_NS_COUNT)
+		return -XRMA_EINVAL;
+	ret = hostfab_dir_peer(ep, node, &map);
+	if (ret)
+		return ret == -XRMA_EACCES ? -XRMA_EACCES : -XRMA_ENODEV;
+	dir = map->dir;
+	for (int spins = 0;; spins++) {
+		uint32_t seq = atomic_load_explicit(&dir->seq, memory_order_acquire);
+		long i;
+		int slot = -1;
+
+		if (seq & 1) {
+			if (spins > 64)
+				sched_yield();
+			continue;
+		}
+		i = name_find(dir, (uint16_t)ns, id);
+		if (i >= 0) {
+			slot = __atomic_load_n(&dir->names[i].slot, __ATOMIC_RELAXED);
+			if (slot < HOSTFAB_EP_MAX)
+				epno = __atomic_load_n(&dir->slots[slot].ep, __ATOMIC_RELAXED);
+		}
+		xrma_prov_full_fence();   /* entry loads stay before the second count */
+		if (atomic_load_explicit(&dir->seq, memory_order_relaxed) != seq)
+			continue;
+		if (i < 0 || slot >= HOSTFAB_EP_MAX) {
+			ret = hostfab_dir_node_live(ep, map) ? -XRMA_ENOENT : -XRMA_ENODEV;
+			break;
+		}
+		/* An entry left by a dead endpoint that nobody has reclaimed yet. */
+		if (!slot_alive(map, slot)) {
+			ret = hostfab_dir_node_live(ep, map) ? -XRMA_ENOENT : -XRMA_ENODEV;
+			break;
+		}
+		owner->node = node;
+		owner->ep = epno;
+		ret = 0;
+		break;
+	}
+	return ret;
+}
+
+/* ---- exports and window space ---- */
+
+/* First fit of need bytes in window w among the live exports; UINT64_MAX if none. */
+static uint64_t window_fit_locked(const struct hostfab_dir *dir, const struct hostfab_model *m,
+				  uint16_t w, uint64_t need)
+{
+	uint64_t at = 0;
+
+	for (;;) {
+		uint64_t next = UINT64_MAX;
+		bool clash = false;
+
+		if (at + need > m->mw_size || at + need < at)
+			return UINT64_MAX;
+		for (size_t i = 0; i < HOSTFAB_EXPORT_MAX; i++) {
+			const struct hostfab_dir_export *e = &dir->exports[i];
+
+			if (e->state == HOSTFAB_EXPORT_FREE || e->window != w)
+				continue;
+			if (e->win_offset < at + need && at < e->win_offset + e->win_len) {
+				clash = true;
+				if (e->win_offset + e->win_len < next || next == UINT64_MAX)
+					next = e->win_offset + e->win_len;
+			}
+		}
+		if (!clash)
+			return at;
+		at = next;
+	}
+}
+
+int hostfab_dir_export_add(struct hostfab_ep *ep, uint64_t len, uint32_t access, uint32_t *index,
+			   uint64_t *gen, uint64_t *bus)
+{
+	const struct hostfab_model *m = ep->model;
+	struct hostfab_dir *dir = ep->own->dir;
+	uint64_t align = m->xlat_align ? m->xlat_align : 4096;
+	uint64_t need = (len + align - 1) / align * align;
+	uint64_t offset = 0;
+	uint16_t window = 0;
+	long free_index = -1;
+	int ret;
+
+	if (m->mw_count && need > m->mw_size) {
+		hostfab_detail("%s: %llu bytes exceed the memory window size limit mw_size_max=%llu",
+			       m->name, (unsigned long long)len, (unsigned long long)m->mw_size);
+		return -XRMA_ERANGE;
+	}
+	ret = hostfab_dir_lock(ep, dir);
+	if (ret)
+		return ret;
+	hostfab_dir_reclaim_locked(ep, ep->own);
+	for (size_t i = 0; i < HOSTFAB_EXPORT_MAX && free_index < 0; i++)
+		if (dir->exports[i].state == HOSTFAB_EXPORT_FREE)
+			free_index = (long)i;
+	if (free_index < 0) {
+		hostfab_dir_unlock(dir);
+		hostfab_detail("%s: node %u has %d exported regions, the directory's limit",
+			       m->name, ep->self.node, HOSTFAB_EXPORT_MAX);
+		return -XRMA_ENOSPC;
+	}
+	if (m->mw_count) {
+		offset = UINT64_MAX;
+		for (uint16_t w = 0; w < m->mw_count && offset == UINT64_MAX; w++) {
+			offset = window_fit_locked(dir, m, w, need);
+			window = w;
+		}
+		if (offset == UINT64_MAX) {
+			hostfab_dir_unlock(dir);
+			hostfab_detail("%s: node %u has no room for %llu bytes in its mw_count=%u inbound "
+				       "windows of mw_size_max=%llu (xlat_align=%llu)",
+				       m->name, ep->self.node, (unsigned long long)len, m->mw_count,
+				       (unsigned long long)m->mw_size, (unsigned long long)align);
+			return -XRMA_ENOSPC;
+		}
+	}
+	hostfab_dir_write_begin(dir);
+	dir->exports[free_index] = (struct hostfab_dir_export){
+		.state = HOSTFAB_EXPORT_LIVE,
+		.slot = (uint16_t)ep->slot,
+		.window = window,
+		.gen = dir->next_gen++,
+		.win_offset = offset,
+		.win_len = need,
+		.len = len,
+		.access = access,
+	};
+	hostfab_dir_write_end(dir);
+	*index = (uint32_t)free_index;
+	*gen = dir->exports[free_index].gen;
+	*bus = m->bus_base + (uint64_t)window * m->mw_size + offset;
+	hostfab_dir_unlock(dir);
+	return 0;
+}
+
+void hostfab_dir_export_set_access(struct hostfab_ep *ep, uint32_t index, uint32_t access)
+{
+	struct hostfab_dir *dir = ep->own->dir;
+
+	if (hostfab_dir_lock(ep, dir))
+		return;
+	__atomic_store_n(&dir->exports[index].access, access, __ATOMIC_RELEASE);
+	hostfab_dir_unlock(dir);
+}
+
+static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, word, op, val, ts, NULL, 0);
+}
+
+void hostfab_dir_export_remove(struct hostfab_ep *ep, uint32_t index, uint64_t gen)
+{
+	struct hostfab_dir *dir = ep->own->dir;
+	struct hostfab_dir_export *e = &dir->exports[index];
+	_Atomic uint32_t *active = &e->active;
+	const struct timespec slice = { 0, 10 * 1000 * 1000 };
+
+	if (hostfab_dir_lock(ep, dir))
+		return;
+	if (e->gen != gen || e->state == HOSTFAB_EXPORT_FREE) {
+		hostfab_dir_unlock(dir);
+		return;
+	}
+	__atomic_store_n(&e->state, HOSTFAB_EXPORT_REVOKED, __ATOMIC_SEQ_CST);
+	hostfab_dir_unlock(dir);
+	/*
+	 * Cross-memory transfers that began before the revocation finish first:
+	 * the caller frees the pages next. An importer that died holding a count
+	 * would hold us forever, so the wait is bounded (2 s) and liveness of the
+	 * importers is not tracked per transfer.
+	 */
+	for (int i = 0; i < 200; i++) {
+		uint32_t n = atomic_load_explicit(active, memory_order_acquire);
+
+		if (!n)
+			break;
+		futex(active, FUTEX_WAIT, n, &slice);
+	}
+	if (hostfab_dir_lock(ep, dir))
+		return;
+	hostfab_dir_write_begin(dir);
+	e->state = HOSTFAB_EXPORT_FREE;
+	atomic_store_explicit(active, 0, memory_order_relaxed);
+	hostfab_dir_write_end(dir);
+	hostfab_dir_unlock(dir);
+}
