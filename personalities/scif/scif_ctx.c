@@ -18,7 +18,7 @@ static struct xrma_scif_ep **table;   /* indexed by descriptor */
 static size_t table_len;
 struct retired_seg {
 	struct xrma_seg *seg;
-	struct xrma_scif_pages pages;   /* ino 0: nothing to unpin */
+	struct xrma_scif_backing *backing;   /* freed once seg closed, or NULL */
 };
 
 static struct retired_seg *retired;
@@ -157,14 +157,13 @@ int xrma_scif_ep_remove(struct xrma_scif_ep *ep)
 	return ret;
 }
 
-void xrma_scif_seg_retire(struct xrma_seg *seg, const struct xrma_scif_pages *pages)
+void xrma_scif_retire(struct xrma_seg *seg, struct xrma_scif_backing *backing)
 {
-	struct retired_seg r = { .seg = seg };
+	struct retired_seg r = { .seg = seg, .backing = backing };
 
-	if (pages)
-		r.pages = *pages;
 	if (xrma_seg_close(seg) != -XRMA_EBUSY) {
-		xrma_scif_pages_unpin(&r.pages);
+		if (backing)
+			xrma_scif_backing_free(backing);
 		return;
 	}
 	pthread_mutex_lock(&table_lock);
@@ -191,7 +190,8 @@ void xrma_scif_retired_sweep(void)
 		if (xrma_seg_close(retired[i].seg) == -XRMA_EBUSY) {
 			i++;
 		} else {
-			xrma_scif_pages_unpin(&retired[i].pages);
+			if (retired[i].backing)
+				xrma_scif_backing_free(retired[i].backing);
 			retired[i] = retired[--nretired];
 		}
 	}

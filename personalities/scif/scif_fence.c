@@ -121,7 +121,7 @@ static int signal_targets(struct xrma_scif_ep *ep, off_t loff, off_t roff, int f
 		if (!w)
 			return -XRMA_ENXIO;
 		*lseg = w->seg;
-		*lo = (size_t)((uint64_t)loff - w->offset);
+		*lo = w->seg_offset + (size_t)((uint64_t)loff - w->offset);
 	}
 	if (flags & SCIF_SIGNAL_REMOTE) {
 		ret = xrma_scif_peer_lookup(ep, (uint64_t)roff, 8, 0, &piece, 1, &count);

@@ -34,7 +34,8 @@
 struct xrma_scif_ras_entry {
 	uint64_t offset;
 	uint64_t len;
-	uint64_t seg_id;   /* the exported segment behind the window, from its offset 0 */
+	uint64_t seg_id;   /* the exported segment behind the window ... */
+	uint64_t seg_offset;   /* ... from this offset */
 	uint64_t prot;     /* SCIF_PROT_* */
 };
 
@@ -48,20 +49,14 @@ struct xrma_scif_ras_shared {
 	struct xrma_scif_ras_entry win[XRMA_SCIF_RAS_MAX];
 };
 
-/* The pages a window represents (scif_pages.c). */
-struct xrma_scif_pages {
-	void *view;        /* where the window's segment reads them */
-	size_t len;
-	uint64_t ino;      /* our memfd behind them, 0 if the program's own mapping */
-};
-
 /* One window of our registered address space (live, or unregistered and awaiting deletion). */
 struct xrma_scif_window {
 	uint64_t offset;
 	size_t len;
-	struct xrma_seg *seg;
+	struct xrma_scif_backing *backing;   /* the pages, shared with other windows over them */
+	struct xrma_seg *seg;                /* the backing's segment ... */
+	size_t seg_offset;                   /* ... from here */
 	uint64_t seg_id;
-	struct xrma_scif_pages pages;
 	uint32_t prot;
 	bool live;         /* false: unregistered; the range stays taken until seg closes */
 };
@@ -111,14 +106,24 @@ int xrma_scif_ep_get(scif_epd_t epd, struct xrma_scif_ep **ep);
 void xrma_scif_ep_put(struct xrma_scif_ep *ep);
 /* Remove epd from the table (the caller's reference stays): 0 or -XRMA_EHANDLE. */
 int xrma_scif_ep_remove(struct xrma_scif_ep *ep);
-/* Close seg (then unpin pages, if given) now if nothing uses it, else later. */
-void xrma_scif_seg_retire(struct xrma_seg *seg, const struct xrma_scif_pages *pages);
+/* Close seg (then free backing, if given) now if nothing uses it, else later. */
+void xrma_scif_retire(struct xrma_seg *seg, struct xrma_scif_backing *backing);
 void xrma_scif_retired_sweep(void);
 struct xrma_scif_ep *xrma_scif_ep_new(struct xrma_conn *conn);
 
-/* scif_pages.c: keep a window's pages whatever the program maps later. */
-int xrma_scif_pages_pin(void *addr, size_t len, struct xrma_scif_pages *pages);
-void xrma_scif_pages_unpin(struct xrma_scif_pages *pages);
+/* scif_backing.c: the pages behind windows, kept whatever the program maps later. */
+struct xrma_scif_backing;
+int xrma_scif_backing_get(void *addr, size_t len, struct xrma_scif_backing **backing,
+			  size_t *seg_offset);
+struct xrma_seg *xrma_scif_backing_seg(const struct xrma_scif_backing *backing);
+uint64_t xrma_scif_backing_id(const struct xrma_scif_backing *backing);
+/*
+ * One window lets go. true once its range may be reused; false while its last
+ * user is busy (retire: hand it to the retired list instead and return true).
+ */
+bool xrma_scif_backing_put(struct xrma_scif_backing *backing, bool retire);
+/* Free a backing whose segment is closed. */
+void xrma_scif_backing_free(struct xrma_scif_backing *backing);
 
 /* scif_errors.c: the one table from core codes to errno. Sets errno, returns -1. */
 int xrma_scif_errno(int core);

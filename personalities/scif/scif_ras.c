@@ -139,6 +139,7 @@ static void ras_publish(struct xrma_scif_ep *ep)
 		STORE(&ras->win[n].offset, w->offset);
 		STORE(&ras->win[n].len, (uint64_t)w->len);
 		STORE(&ras->win[n].seg_id, w->seg_id);
+		STORE(&ras->win[n].seg_offset, (uint64_t)w->seg_offset);
 		STORE(&ras->win[n].prot, (uint64_t)w->prot);
 		n++;
 	}
@@ -154,10 +155,8 @@ static void windows_sweep(struct xrma_scif_ep *ep)
 	for (size_t i = 0; i < ep->nwindows; i++) {
 		struct xrma_scif_window *w = &ep->windows[i];
 
-		if (!w->live && xrma_seg_close(w->seg) != -XRMA_EBUSY) {
-			xrma_scif_pages_unpin(&w->pages);
+		if (!w->live && xrma_scif_backing_put(w->backing, false))
 			continue;
-		}
 		ep->windows[kept++] = *w;
 	}
 	ep->nwindows = kept;
@@ -184,7 +183,7 @@ void xrma_scif_ras_teardown(struct xrma_scif_ep *ep)
 
 		if (w->live)
 			xrma_win_remove(ep->win, w->offset, w->len);
-		xrma_scif_seg_retire(w->seg, &w->pages);
+		xrma_scif_backing_put(w->backing, true);
 	}
 	ep->nwindows = 0;
 	if (ep->win) {
@@ -197,7 +196,7 @@ void xrma_scif_ras_teardown(struct xrma_scif_ep *ep)
 		ep->dmaq = NULL;
 	}
 	if (ep->ras_seg) {
-		xrma_scif_seg_retire(ep->ras_seg, NULL);
+		xrma_scif_retire(ep->ras_seg, NULL);
 		ep->ras_seg = NULL;
 		ep->ras = NULL;
 	}
@@ -239,10 +238,7 @@ static size_t windows_live(const struct xrma_scif_ep *ep)
 static int ras_register(struct xrma_scif_ep *ep, void *addr, size_t len, uint64_t *offset, int prot,
 			bool fixed)
 {
-	struct xrma_seg_attr attr = { .len = len, .addr = addr, .id = XRMA_ID_ANY,
-				      .access = XRMA_ACCESS_ALL };
 	struct xrma_scif_window w = { .len = len, .prot = (uint32_t)prot, .live = true };
-	struct xrma_ctx *ctx;
 	uint64_t placed;
 	long at;
 	int ret;
@@ -263,28 +259,17 @@ static int ras_register(struct xrma_scif_ep *ep, void *addr, size_t len, uint64_
 	if (at < 0)
 		return (int)at;
 	w.offset = *offset;
-	ret = xrma_scif_ctx(&ctx);
-	if (!ret)
-		ret = xrma_scif_pages_pin(addr, len, &w.pages);
+	ret = xrma_scif_backing_get(addr, len, &w.backing, &w.seg_offset);
 	if (ret)
 		return ret;
-	attr.addr = w.pages.view;
-	ret = xrma_seg_open(ctx, &attr, &w.seg);
+	w.seg = xrma_scif_backing_seg(w.backing);
+	w.seg_id = xrma_scif_backing_id(w.backing);
+	ret = xrma_win_add(ep->win, w.seg, w.seg_offset, len, w.offset,
+			   ((prot & SCIF_PROT_READ) ? XRMA_WIN_PROT_READ : 0) |
+				   ((prot & SCIF_PROT_WRITE) ? XRMA_WIN_PROT_WRITE : 0),
+			   XRMA_WIN_FIXED, &placed);
 	if (ret) {
-		xrma_scif_pages_unpin(&w.pages);
-		return ret;
-	}
-	ret = xrma_seg_id(w.seg, &w.seg_id);
-	if (!ret)
-		ret = xrma_seg_export(w.seg, 0);
-	if (!ret)
-		ret = xrma_win_add(ep->win, w.seg, 0, len, w.offset,
-				   ((prot & SCIF_PROT_READ) ? XRMA_WIN_PROT_READ : 0) |
-					   ((prot & SCIF_PROT_WRITE) ? XRMA_WIN_PROT_WRITE : 0),
-				   XRMA_WIN_FIXED, &placed);
-	if (ret) {
-		xrma_seg_close(w.seg);
-		xrma_scif_pages_unpin(&w.pages);
+		xrma_scif_backing_put(w.backing, true);
 		return ret;
 	}
 	memmove(&ep->windows[at + 1], &ep->windows[at], (ep->nwindows - (size_t)at) * sizeof(w));
@@ -403,7 +388,7 @@ static int peer_scan(const struct xrma_scif_ras_shared *r, uint64_t offset, uint
 		if (pieces == max)
 			return -XRMA_ENOSPC;
 		out[pieces].seg_id = LOAD(&r->win[i].seg_id);
-		out[pieces].seg_offset = (size_t)(at - wo);
+		out[pieces].seg_offset = (size_t)(LOAD(&r->win[i].seg_offset) + (at - wo));
 		out[pieces].len = (size_t)((end < wo + wl ? end : wo + wl) - at);
 		at += out[pieces].len;
 		pieces++;

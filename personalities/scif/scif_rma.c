@@ -168,7 +168,7 @@ static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, in
 		iov.len = len;
 		ret = rma_post(ep, op, &iov, 1, (uint64_t)roffset, len, flags);
 		/* An asynchronous transfer keeps the segment busy: it closes once done. */
-		xrma_scif_seg_retire(iov.seg, NULL);
+		xrma_scif_retire(iov.seg, NULL);
 	}
 	pthread_mutex_unlock(&ep->lock);
 	xrma_scif_ep_put(ep);
