@@ -209,6 +209,37 @@ static void test_scif_rma_held_window_deletion_is_deferred(void **state)
 	free(dst);
 }
 
+static void test_scif_windows_over_the_same_pages_share_them(void **state)
+{
+	char *pages = scif_test_pages(2), *probe = scif_test_pages(1);
+
+	(void)state;
+	/* Case 1: the same pages in two endpoints' spaces; case 3: twice in one space. */
+	assert_int_equal(scif_register(pair.client, pages, 2 * PAGE, 0x90000, RW, SCIF_MAP_FIXED), 0x90000);
+	assert_int_equal(scif_register(pair.server, pages, 2 * PAGE, 0xa0000, RW, SCIF_MAP_FIXED), 0xa0000);
+	assert_int_equal(scif_register(pair.server, pages + PAGE, PAGE, 0xb0000, RW, SCIF_MAP_FIXED),
+			 0xb0000);
+	fixture_pattern(probe, 64, 0x21, 0);
+	/* A write through one window shows in the program's pages and through the others. */
+	assert_scif_ok(scif_vwriteto(pair.client, probe, 64, 0xb0000, SCIF_RMA_SYNC));
+	assert_int_equal(fixture_pattern_check(pages + PAGE, 64, 0x21, 0), FIXTURE_MATCH);
+	memset(probe, 0, 64);
+	assert_scif_ok(scif_vreadfrom(pair.server, probe, 64, 0x91000, SCIF_RMA_SYNC));
+	assert_int_equal(fixture_pattern_check(probe, 64, 0x21, 0), FIXTURE_MATCH);
+	memset(probe, 0, 64);
+	assert_scif_ok(scif_vreadfrom(pair.client, probe, 64, 0xa1000, SCIF_RMA_SYNC));
+	assert_int_equal(fixture_pattern_check(probe, 64, 0x21, 0), FIXTURE_MATCH);
+	/* The program's stores show through every window. */
+	pages[7] = 0x77;
+	assert_scif_ok(scif_vreadfrom(pair.client, probe, 8, 0xa0000, SCIF_RMA_SYNC));
+	assert_int_equal(probe[7], 0x77);
+	assert_scif_ok(scif_unregister(pair.client, 0x90000, 2 * PAGE));
+	assert_scif_ok(scif_unregister(pair.server, 0xa0000, 2 * PAGE));
+	assert_scif_ok(scif_unregister(pair.server, 0xb0000, PAGE));
+	free(pages);
+	free(probe);
+}
+
 static void test_scif_register_needs_a_connection(void **state)
 {
 	scif_epd_t lone = scif_open();
@@ -247,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_scif_unregistered_window_is_unusable_at_once),
 		cmocka_unit_test(test_scif_mapped_window_deletion_is_deferred),
 		cmocka_unit_test(test_scif_rma_held_window_deletion_is_deferred),
+		cmocka_unit_test(test_scif_windows_over_the_same_pages_share_them),
 		cmocka_unit_test(test_scif_register_needs_a_connection),
 		cmocka_unit_test(test_scif_register_after_peer_close_fails_econnreset),
 	};
