@@ -121,7 +121,7 @@ int xrma_scif_ep_get(scif_epd_t epd, struct xrma_scif_ep **out)
 	if (epd >= 0 && (size_t)epd < table_len)
 		ep = table[epd];
 	if (ep)
-		ep->refs++;
+		__atomic_add_fetch(&ep->refs, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&table_lock);
 	*out = ep;
 	return ep ? 0 : -XRMA_EHANDLE;
@@ -129,12 +129,8 @@ int xrma_scif_ep_get(scif_epd_t epd, struct xrma_scif_ep **out)
 
 void xrma_scif_ep_put(struct xrma_scif_ep *ep)
 {
-	int left;
-
-	pthread_mutex_lock(&table_lock);
-	left = --ep->refs;
-	pthread_mutex_unlock(&table_lock);
-	if (left)
+	/* Gets happen under table_lock, and never once the table let go: no lock needed here. */
+	if (__atomic_sub_fetch(&ep->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	/* Everything the endpoint held was closed by scif_close. */
 	pthread_mutex_destroy(&ep->lock);
@@ -150,7 +146,8 @@ int xrma_scif_ep_remove(struct xrma_scif_ep *ep)
 	pthread_mutex_lock(&table_lock);
 	if ((size_t)ep->fd < table_len && table[ep->fd] == ep) {
 		table[ep->fd] = NULL;
-		ep->refs--;   /* the table's reference; the caller still holds one */
+		/* The table's reference; the caller still holds one, so this never frees. */
+		__atomic_sub_fetch(&ep->refs, 1, __ATOMIC_RELEASE);
 		ret = 0;
 	}
 	pthread_mutex_unlock(&table_lock);

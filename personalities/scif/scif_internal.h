@@ -77,7 +77,7 @@ struct xrma_scif_piece {
 struct xrma_scif_ep {
 	int fd;                              /* fixed at open: the descriptor */
 	struct xrma_conn *conn;              /* fixed at open (accept: at creation) */
-	int refs;                            /* under xrma_scif_table_lock */
+	int refs;                            /* atomic; taken only under the table's lock */
 
 	pthread_mutex_t lock;                /* guards everything below */
 	bool closed;
@@ -135,6 +135,13 @@ int xrma_scif_ras_attach_peer(struct xrma_scif_ep *ep, uint64_t peer_ras_id);
 void xrma_scif_ras_teardown(struct xrma_scif_ep *ep);
 /* The connected state check shared by every RAS, RMA and fence call. */
 int xrma_scif_ep_usable(struct xrma_scif_ep *ep);
+/*
+ * The local vector of [offset, offset+len) of our live, adjacent windows, each
+ * allowing prot (SCIF_PROT_*). ep->lock keeps the windows while the caller
+ * posts; transfers then keep the segments themselves.
+ */
+int xrma_scif_local_cover(struct xrma_scif_ep *ep, uint64_t offset, size_t len, uint32_t prot,
+			  struct xrma_iov *iov, size_t max, size_t *count);
 const struct xrma_scif_window *xrma_scif_window_find(struct xrma_scif_ep *ep, uint64_t offset,
 						     size_t len);
 int xrma_scif_peer_lookup(struct xrma_scif_ep *ep, uint64_t offset, size_t len, uint32_t prot,

@@ -344,6 +344,42 @@ int scif_unregister(scif_epd_t epd, off_t offset, size_t len)
 	return ret ? xrma_scif_fail(ret) : 0;
 }
 
+int xrma_scif_local_cover(struct xrma_scif_ep *ep, uint64_t offset, size_t len, uint32_t prot,
+			  struct xrma_iov *iov, size_t max, size_t *count)
+{
+	uint64_t end, at = offset;
+	size_t lo = 0, hi = ep->nwindows, n = 0;
+
+	if (!len || offset > UINT64_MAX - len)
+		return -XRMA_ENXIO;
+	end = offset + len;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ep->windows[mid].offset + ep->windows[mid].len <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; at < end; i++) {
+		const struct xrma_scif_window *w = &ep->windows[i];
+		size_t take;
+
+		if (i >= ep->nwindows || !w->live || w->offset > at)
+			return -XRMA_ENXIO;
+		if ((w->prot & prot) != prot)
+			return -XRMA_EACCES;
+		if (n == max)
+			return -XRMA_ENOMEM;
+		take = (size_t)((end < w->offset + w->len ? end : w->offset + w->len) - at);
+		iov[n++] = (struct xrma_iov){ .seg = w->seg, .offset = w->seg_offset + (size_t)(at - w->offset),
+					      .len = take };
+		at += take;
+	}
+	*count = n;
+	return 0;
+}
+
 const struct xrma_scif_window *xrma_scif_window_find(struct xrma_scif_ep *ep, uint64_t offset, size_t len)
 {
 	for (size_t i = 0; i < ep->nwindows; i++) {
@@ -503,8 +539,11 @@ int xrma_scif_rma_end(struct xrma_scif_ep *ep, uint64_t n, bool sync)
 {
 	size_t slot = (size_t)(n % XRMA_SCIF_DONE_SLOTS), outstanding = 1;
 
-	/* Each RMA owns a slot, so a late signal never overwrites a newer count. */
-	if (sync && !xrma_dmaq_outstanding(ep->dmaq, &outstanding) && !outstanding) {
+	/*
+	 * Each RMA owns a slot, so a late signal never overwrites a newer count.
+	 * Without asynchronous RMAs on this endpoint nothing can still be running.
+	 */
+	if (sync && (!ep->async_used || (!xrma_dmaq_outstanding(ep->dmaq, &outstanding) && !outstanding))) {
 		__atomic_store_n(&ep->ras->done[slot], n, __ATOMIC_RELEASE);
 		return 0;
 	}

@@ -99,7 +99,6 @@ static int rma_window(scif_epd_t epd, off_t loffset, size_t len, off_t roffset, 
 		      enum xrma_rma_op op)
 {
 	struct xrma_iov iov[XRMA_IOV_MAX];
-	struct xrma_win_hold *hold;
 	struct xrma_scif_ep *ep;
 	size_t count;
 	int ret;
@@ -117,17 +116,13 @@ static int rma_window(scif_epd_t epd, off_t loffset, size_t len, off_t roffset, 
 	if (!ret) {
 		xrma_scif_imports_sweep(ep, false);
 		/* A write reads our window (needs READ); a read fills it (needs WRITE). */
-		ret = xrma_win_hold(ep->win, (uint64_t)loffset, len,
-				    op == XRMA_RMA_WRITE ? XRMA_WIN_PROT_READ : XRMA_WIN_PROT_WRITE, iov,
-				    XRMA_IOV_MAX, &count, &hold);
-		if (ret == -XRMA_ENOSPC)
-			ret = -XRMA_ENOMEM;
+		ret = xrma_scif_local_cover(ep, (uint64_t)loffset, len,
+					    op == XRMA_RMA_WRITE ? SCIF_PROT_READ : SCIF_PROT_WRITE, iov,
+					    XRMA_IOV_MAX, &count);
 	}
-	if (!ret) {
+	/* In-flight transfers keep the segments (and so the windows' ranges) busy. */
+	if (!ret)
 		ret = rma_post(ep, op, iov, count, (uint64_t)roffset, len, flags);
-		/* In-flight transfers keep the segments (and so the windows' ranges) busy. */
-		xrma_win_release(hold);
-	}
 	pthread_mutex_unlock(&ep->lock);
 	xrma_scif_ep_put(ep);
 	return ret ? xrma_scif_fail(ret) : 0;
