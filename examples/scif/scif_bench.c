@@ -73,9 +73,10 @@ static int card_run(const struct card_args *a)
 	void *win = scif_bench_pages(a->window), *buf;
 	uint64_t cmd;
 
-	bench_pin_thread(1);
 	if (epd < 0 || scif_connect(epd, &host))
 		scif_bench_die("card: scif_connect");
+	/* Pinned once libscif's threads exist: they must stay free to run elsewhere. */
+	bench_pin_thread(1);
 	if (scif_register(epd, win, a->window, 0, SCIF_PROT_READ | SCIF_PROT_WRITE, SCIF_MAP_FIXED) != 0)
 		scif_bench_die("card: scif_register");
 	buf = scif_bench_pages(a->window);
@@ -155,7 +156,6 @@ void scif_bench_start(char **argv, size_t window_len, struct scif_bench *b)
 	snprintf(fabric, sizeof(fabric), "scifbench-%ld", (long)getpid());
 	setenv("XRMA_FABRIC", fabric, 1);
 	setenv("XRMA_NODE_ID", "0", 1);
-	bench_pin_thread(0);
 	listener = scif_open();
 	if (listener < 0 || (port = scif_bind(listener, 0)) < 0 || scif_listen(listener, 1))
 		scif_bench_die("host: listen");
@@ -186,6 +186,20 @@ void scif_bench_start(char **argv, size_t window_len, struct scif_bench *b)
 		scif_bench_die("host: scif_accept");
 	scif_close(listener);
 	link_recv(link_sock);   /* the card's window is registered */
+	/*
+	 * The core starts its DMA engine thread at the first asynchronous RMA, and
+	 * threads inherit the creator's CPU set: start it now, then pin ourselves,
+	 * so it is not tied to the CPU we spin on.
+	 */
+	{
+		uint64_t zero = 0;
+		int mark;
+
+		if (scif_vwriteto(b->epd, &zero, sizeof(zero), 0, 0) ||
+		    scif_fence_mark(b->epd, SCIF_FENCE_INIT_SELF, &mark) || scif_fence_wait(b->epd, mark))
+			scif_bench_die("host: first asynchronous RMA");
+	}
+	bench_pin_thread(0);
 }
 
 static void card_command(uint64_t cmd, size_t len, int iterations)
