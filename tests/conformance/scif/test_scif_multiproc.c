@@ -325,7 +325,13 @@ static void test_scif_fork_child_does_not_inherit_endpoints(void **state)
 		int bad = scif_send(p.client, &c, 1, 0) == -1 && errno == EBADF;
 		uint16_t self;
 
+#if defined(__SANITIZE_THREAD__)
+		/* ThreadSanitizer cannot start threads in the child of a threaded process. */
+		(void)self;
+		_exit(bad ? 0 : 1);
+#else
 		_exit(bad && scif_get_nodeIDs(NULL, 0, &self) >= 1 ? 0 : 1);
+#endif
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
