@@ -55,15 +55,12 @@ static bool former_take(uint64_t ino)
 
 static void former_add(uint64_t ino)
 {
-	if (nformer == former_cap) {
-		size_t cap = former_cap ? former_cap * 2 : 16;
-		uint64_t *grown = realloc(former, cap * sizeof(*grown));
+	uint64_t *grown = xrma_scif_grow(former, &former_cap, nformer, sizeof(*former));
 
-		if (!grown)
-			return;   /* only costs a window that cannot be shared or mapped */
-		former = grown;
-		former_cap = cap;
-	}
+	/* Without room it only costs a window that cannot be shared or mapped. */
+	if (!grown)
+		return;
+	former = grown;
 	former[nformer++] = ino;
 }
 

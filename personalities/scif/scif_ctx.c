@@ -50,6 +50,19 @@ static void scif_atfork_child(void)
 	pthread_mutex_unlock(&table_lock);
 }
 
+void *xrma_scif_grow(void *array, size_t *cap, size_t count, size_t size)
+{
+	size_t grown_cap = *cap ? *cap * 2 : 16;
+	void *grown;
+
+	if (count < *cap)
+		return array;
+	grown = realloc(array, grown_cap * size);
+	if (grown)
+		*cap = grown_cap;
+	return grown;
+}
+
 int xrma_scif_ctx(struct xrma_ctx **ctx)
 {
 	int ret = 0;
@@ -156,7 +169,7 @@ int xrma_scif_ep_remove(struct xrma_scif_ep *ep)
 
 void xrma_scif_retire(struct xrma_seg *seg, struct xrma_scif_backing *backing)
 {
-	struct retired_seg r = { .seg = seg, .backing = backing };
+	struct retired_seg r = { .seg = seg, .backing = backing }, *grown;
 
 	if (xrma_seg_close(seg) != -XRMA_EBUSY) {
 		if (backing)
@@ -164,18 +177,12 @@ void xrma_scif_retire(struct xrma_seg *seg, struct xrma_scif_backing *backing)
 		return;
 	}
 	pthread_mutex_lock(&table_lock);
-	if (nretired == retired_cap) {
-		size_t cap = retired_cap ? retired_cap * 2 : 16;
-		struct retired_seg *grown = realloc(retired, cap * sizeof(*retired));
-
-		if (grown) {
-			retired = grown;
-			retired_cap = cap;
-		}
-	}
 	/* Without room the segment is leaked, never closed while in use. */
-	if (nretired < retired_cap)
+	grown = xrma_scif_grow(retired, &retired_cap, nretired, sizeof(*retired));
+	if (grown) {
+		retired = grown;
 		retired[nretired++] = r;
+	}
 	pthread_mutex_unlock(&table_lock);
 }
 

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <unistd.h>
 #include "personalities/scif/scif_internal.h"
 
@@ -17,6 +18,36 @@ struct xrma_scif_hello {
 	uint64_t magic;
 	uint64_t ras_id;
 };
+
+/* Take the endpoint of epd and read its connection state; on error nothing is held. */
+static int ep_state(scif_epd_t epd, struct xrma_scif_ep **ep, enum xrma_conn_state *state)
+{
+	int ret = xrma_scif_ep_get(epd, ep);
+
+	if (ret)
+		return ret;
+	ret = xrma_conn_state((*ep)->conn, state);
+	if (ret)
+		xrma_scif_ep_put(*ep);
+	return ret;
+}
+
+/* Connected now or before: SCIF's EISCONN states. */
+static bool state_connected(enum xrma_conn_state state)
+{
+	return state == XRMA_CONN_CONNECTED || state == XRMA_CONN_DISCONNECTED ||
+	       state == XRMA_CONN_CONNECTING;
+}
+
+/* A free port at or above SCIF_PORT_RSVD; running out of ports reads as EADDRINUSE. */
+static int bind_any(struct xrma_conn *conn, uint32_t *port)
+{
+	int ret;
+
+	*port = XRMA_PORT_ANY;
+	ret = xrma_conn_bind(conn, port, SCIF_PORT_RSVD, XRMA_PORT_MAX);
+	return ret == -XRMA_ENOSPC ? -XRMA_EADDRINUSE : ret;
+}
 
 scif_epd_t scif_open(void)
 {
@@ -78,23 +109,17 @@ int scif_bind(scif_epd_t epd, uint16_t pn)
 	uint32_t port = pn;
 	int ret;
 
-	ret = xrma_scif_ep_get(epd, &ep);
+	ret = ep_state(epd, &ep, &state);
 	if (ret)
 		return xrma_scif_fail(ret);
-	ret = xrma_conn_state(ep->conn, &state);
-	if (!ret && state != XRMA_CONN_UNBOUND)
-		ret = state == XRMA_CONN_CONNECTED || state == XRMA_CONN_DISCONNECTED ? -XRMA_EISCONN
-										      : -XRMA_EINVAL;
-	if (!ret && pn != SCIF_PORT_ANY && pn < SCIF_ADMIN_PORT_END && geteuid() != 0)
+	if (state != XRMA_CONN_UNBOUND)
+		ret = state_connected(state) ? -XRMA_EISCONN : -XRMA_EINVAL;
+	else if (pn != SCIF_PORT_ANY && pn < SCIF_ADMIN_PORT_END && geteuid() != 0)
 		ret = -XRMA_EACCES;
-	if (!ret) {
-		if (pn == SCIF_PORT_ANY)
-			ret = xrma_conn_bind(ep->conn, &port, SCIF_PORT_RSVD, XRMA_PORT_MAX);
-		else
-			ret = xrma_conn_bind(ep->conn, &port, 0, 0);
-		if (ret == -XRMA_ENOSPC)
-			ret = -XRMA_EADDRINUSE;
-	}
+	else if (pn == SCIF_PORT_ANY)
+		ret = bind_any(ep->conn, &port);
+	else
+		ret = xrma_conn_bind(ep->conn, &port, 0, 0);
 	xrma_scif_ep_put(ep);
 	return ret ? xrma_scif_fail(ret) : (int)port;
 }
@@ -105,17 +130,14 @@ int scif_listen(scif_epd_t epd, int backlog)
 	enum xrma_conn_state state;
 	int ret;
 
-	ret = xrma_scif_ep_get(epd, &ep);
+	ret = ep_state(epd, &ep, &state);
 	if (ret)
 		return xrma_scif_fail(ret);
-	ret = xrma_conn_state(ep->conn, &state);
-	if (!ret) {
-		if (state == XRMA_CONN_CONNECTED || state == XRMA_CONN_DISCONNECTED)
-			ret = -XRMA_EISCONN;
-		else if (state != XRMA_CONN_BOUND || backlog < 0)
-			ret = -XRMA_EINVAL;
-	}
-	if (!ret)
+	if (state_connected(state))
+		ret = -XRMA_EISCONN;
+	else if (state != XRMA_CONN_BOUND || backlog < 0)
+		ret = -XRMA_EINVAL;
+	else
 		ret = xrma_conn_listen(ep->conn, backlog < 1 ? 1 : backlog > 1024 ? 1024 : backlog);
 	xrma_scif_ep_put(ep);
 	return ret ? xrma_scif_fail(ret) : 0;
@@ -157,27 +179,19 @@ int scif_connect(scif_epd_t epd, struct scif_portID *dst)
 {
 	struct xrma_scif_ep *ep;
 	enum xrma_conn_state state;
+	uint32_t port;
 	int ret;
 
-	ret = xrma_scif_ep_get(epd, &ep);
+	ret = ep_state(epd, &ep, &state);
 	if (ret)
 		return xrma_scif_fail(ret);
-	ret = xrma_conn_state(ep->conn, &state);
-	if (!ret) {
-		if (!dst || state == XRMA_CONN_LISTENING || dst->port == 0)
-			ret = -XRMA_EINVAL;
-		else if (state == XRMA_CONN_CONNECTED || state == XRMA_CONN_DISCONNECTED ||
-			 state == XRMA_CONN_CONNECTING)
-			ret = -XRMA_EISCONN;
-	}
+	if (!dst || state == XRMA_CONN_LISTENING || dst->port == 0)
+		ret = -XRMA_EINVAL;
+	else if (state_connected(state))
+		ret = -XRMA_EISCONN;
 	/* An unbound endpoint gets a port outside the reserved range, as scif_bind(epd, 0). */
-	if (!ret && state == XRMA_CONN_UNBOUND) {
-		uint32_t port = XRMA_PORT_ANY;
-
-		ret = xrma_conn_bind(ep->conn, &port, SCIF_PORT_RSVD, XRMA_PORT_MAX);
-		if (ret == -XRMA_ENOSPC)
-			ret = -XRMA_EADDRINUSE;
-	}
+	else if (state == XRMA_CONN_UNBOUND)
+		ret = bind_any(ep->conn, &port);
 	if (!ret) {
 		ret = xrma_conn_connect(ep->conn, dst->node, dst->port, XRMA_TIMEOUT_INFINITE);
 		if (ret == -XRMA_EINVAL || ret == -XRMA_EHOSTUNREACH)
@@ -200,12 +214,10 @@ int scif_accept(scif_epd_t epd, struct scif_portID *peer, scif_epd_t *newepd, in
 		errno = EINVAL;
 		return -1;
 	}
-	ret = xrma_scif_ep_get(epd, &ep);
+	ret = ep_state(epd, &ep, &state);
 	if (ret)
 		return xrma_scif_fail(ret);
-	ret = xrma_conn_state(ep->conn, &state);
-	if (!ret && state != XRMA_CONN_LISTENING)
-		ret = -XRMA_EINVAL;
+	ret = state != XRMA_CONN_LISTENING ? -XRMA_EINVAL : 0;
 	if (!ret)
 		ret = xrma_conn_accept(ep->conn, flags & SCIF_ACCEPT_SYNC ? XRMA_TIMEOUT_INFINITE : 0,
 				       &conn);

@@ -40,18 +40,12 @@ int scif_fence_mark(scif_epd_t epd, int flags, int *mark)
 		errno = EINVAL;
 		return -1;
 	}
-	ret = xrma_scif_ep_get(epd, &ep);
+	/* Entering lets go of the peer's windows it unregistered, so their ranges free up. */
+	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
 		return xrma_scif_fail(ret);
-	pthread_mutex_lock(&ep->lock);
-	ret = xrma_scif_ep_usable(ep);
-	if (!ret) {
-		/* Let go of the peer's windows it unregistered, so their ranges free up. */
-		xrma_scif_imports_sweep(ep, false);
-		ret = fence_now(ep, flags == SCIF_FENCE_INIT_PEER, &count);
-	}
-	pthread_mutex_unlock(&ep->lock);
-	xrma_scif_ep_put(ep);
+	ret = fence_now(ep, flags == SCIF_FENCE_INIT_PEER, &count);
+	xrma_scif_ep_leave(ep);
 	if (ret)
 		return xrma_scif_fail(ret);
 	*mark = (int)((count & MARK_COUNT) | (flags == SCIF_FENCE_INIT_PEER ? MARK_PEER : 0));
@@ -70,15 +64,10 @@ int scif_fence_wait(scif_epd_t epd, int mark)
 		errno = EINVAL;
 		return -1;
 	}
-	ret = xrma_scif_ep_get(epd, &ep);
+	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
 		return xrma_scif_fail(ret);
-	pthread_mutex_lock(&ep->lock);
-	ret = xrma_scif_ep_usable(ep);
-	if (!ret) {
-		xrma_scif_imports_sweep(ep, false);
-		ret = fence_now(ep, peer, &now);
-	}
+	ret = fence_now(ep, peer, &now);
 	if (!ret) {
 		target = mark_count(now, (uint64_t)mark & MARK_COUNT);
 		if (peer)
@@ -148,15 +137,10 @@ int scif_fence_signal(scif_epd_t epd, off_t loff, uint64_t lval, off_t roff, uin
 	ret = signal_checks(loff, roff, flags);
 	if (ret)
 		return xrma_scif_fail(ret);
-	ret = xrma_scif_ep_get(epd, &ep);
+	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
 		return xrma_scif_fail(ret);
-	pthread_mutex_lock(&ep->lock);
-	ret = xrma_scif_ep_usable(ep);
-	if (!ret) {
-		xrma_scif_imports_sweep(ep, false);
-		ret = signal_targets(ep, loff, roff, flags, &lseg, &lo, &rseg, &ro);
-	}
+	ret = signal_targets(ep, loff, roff, flags, &lseg, &lo, &rseg, &ro);
 	/*
 	 * The peer's set completes on the peer's engine with no word to us, so a
 	 * PEER signal waits for it here, then writes (docs/scif.md).
@@ -168,7 +152,6 @@ int scif_fence_signal(scif_epd_t epd, off_t loff, uint64_t lval, off_t roff, uin
 	}
 	if (!ret)
 		ret = xrma_fence_signal(ep->dmaq, lseg, lo, lval, rseg, ro, rval, 0);
-	pthread_mutex_unlock(&ep->lock);
-	xrma_scif_ep_put(ep);
+	xrma_scif_ep_leave(ep);
 	return ret ? xrma_scif_fail(ret) : 0;
 }

@@ -98,6 +98,13 @@ struct xrma_scif_ep {
 	bool async_used;                     /* completions of failed async RMAs may queue */
 };
 
+/*
+ * Make room for one more element in a growable array (array holding count of
+ * *cap elements of size bytes). Returns the array, maybe moved, or NULL when
+ * memory ran out (the old array is then unchanged).
+ */
+void *xrma_scif_grow(void *array, size_t *cap, size_t count, size_t size);
+
 /* scif_ctx.c: the process context, the descriptor table, leftover segments. */
 int xrma_scif_ctx(struct xrma_ctx **ctx);
 int xrma_scif_ep_insert(struct xrma_scif_ep *ep);
@@ -133,8 +140,15 @@ int xrma_scif_fail(int core);
 int xrma_scif_ras_setup(struct xrma_scif_ep *ep, uint64_t *ras_id);
 int xrma_scif_ras_attach_peer(struct xrma_scif_ep *ep, uint64_t peer_ras_id);
 void xrma_scif_ras_teardown(struct xrma_scif_ep *ep);
-/* The connected state check shared by every RAS, RMA and fence call. */
+/* The connected state check shared by every RAS, RMA and fence call (ep->lock held). */
 int xrma_scif_ep_usable(struct xrma_scif_ep *ep);
+/*
+ * Take the endpoint of epd and its lock, if it is connected, and let go of the
+ * peer's windows it unregistered. On error nothing is held.
+ */
+int xrma_scif_ep_enter(scif_epd_t epd, struct xrma_scif_ep **ep);
+/* Undo xrma_scif_ep_enter. */
+void xrma_scif_ep_leave(struct xrma_scif_ep *ep);
 /*
  * The local vector of [offset, offset+len) of our live, adjacent windows, each
  * allowing prot (SCIF_PROT_*). ep->lock keeps the windows while the caller

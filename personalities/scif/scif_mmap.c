@@ -60,19 +60,12 @@ void *scif_mmap(void *addr, size_t len, int prot_flags, int map_flags, scif_epd_
 		errno = ENOMEM;
 		return SCIF_MMAP_FAILED;
 	}
-	ret = xrma_scif_ep_get(epd, &ep);
-	if (ret) {
-		free(m);
-		xrma_scif_fail(ret);
-		return SCIF_MMAP_FAILED;
-	}
-	pthread_mutex_lock(&ep->lock);
-	ret = xrma_scif_ep_usable(ep);
-	if (!ret)
+	ret = xrma_scif_ep_enter(epd, &ep);
+	if (!ret) {
 		ret = mmap_resolve(ep, offset, len, prot_flags, &piece);
-	node = ep->peer_node;
-	pthread_mutex_unlock(&ep->lock);
-	xrma_scif_ep_put(ep);
+		node = ep->peer_node;
+		xrma_scif_ep_leave(ep);
+	}
 	if (!ret)
 		ret = xrma_scif_ctx(&ctx);
 	if (!ret)

@@ -57,6 +57,28 @@ int xrma_scif_ep_usable(struct xrma_scif_ep *ep)
 	return ep->connected ? 0 : -XRMA_ENOTCONN;
 }
 
+int xrma_scif_ep_enter(scif_epd_t epd, struct xrma_scif_ep **ep)
+{
+	int ret = xrma_scif_ep_get(epd, ep);
+
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&(*ep)->lock);
+	ret = xrma_scif_ep_usable(*ep);
+	if (ret) {
+		xrma_scif_ep_leave(*ep);
+		return ret;
+	}
+	xrma_scif_imports_sweep(*ep, false);
+	return 0;
+}
+
+void xrma_scif_ep_leave(struct xrma_scif_ep *ep)
+{
+	pthread_mutex_unlock(&ep->lock);
+	xrma_scif_ep_put(ep);
+}
+
 int xrma_scif_ras_setup(struct xrma_scif_ep *ep, uint64_t *ras_id)
 {
 	struct xrma_seg_attr attr = {
@@ -247,7 +269,7 @@ static size_t windows_live(const struct xrma_scif_ep *ep)
 static int ras_register(struct xrma_scif_ep *ep, void *addr, size_t len, uint64_t *offset, int prot,
 			bool fixed)
 {
-	struct xrma_scif_window w = { .len = len, .prot = (uint32_t)prot, .live = true };
+	struct xrma_scif_window w = { .len = len, .prot = (uint32_t)prot, .live = true }, *grown;
 	uint64_t placed;
 	long at;
 	int ret;
@@ -255,15 +277,10 @@ static int ras_register(struct xrma_scif_ep *ep, void *addr, size_t len, uint64_
 	windows_sweep(ep);
 	if (windows_live(ep) >= XRMA_SCIF_RAS_MAX)
 		return -XRMA_ENOMEM;
-	if (ep->nwindows == ep->windows_cap) {
-		size_t cap = ep->windows_cap ? ep->windows_cap * 2 : 16;
-		struct xrma_scif_window *grown = realloc(ep->windows, cap * sizeof(*grown));
-
-		if (!grown)
-			return -XRMA_ENOMEM;
-		ep->windows = grown;
-		ep->windows_cap = cap;
-	}
+	grown = xrma_scif_grow(ep->windows, &ep->windows_cap, ep->nwindows, sizeof(w));
+	if (!grown)
+		return -XRMA_ENOMEM;
+	ep->windows = grown;
 	at = ras_place(ep, offset, len, fixed);
 	if (at < 0)
 		return (int)at;
@@ -306,15 +323,11 @@ off_t scif_register(scif_epd_t epd, void *addr, size_t len, off_t offset, int pr
 		errno = EADDRINUSE;
 		return SCIF_REGISTER_FAILED;
 	}
-	ret = xrma_scif_ep_get(epd, &ep);
+	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
 		return xrma_scif_fail(ret);
-	pthread_mutex_lock(&ep->lock);
-	ret = xrma_scif_ep_usable(ep);
-	if (!ret)
-		ret = ras_register(ep, addr, len, &placed, prot_flags, fixed);
-	pthread_mutex_unlock(&ep->lock);
-	xrma_scif_ep_put(ep);
+	ret = ras_register(ep, addr, len, &placed, prot_flags, fixed);
+	xrma_scif_ep_leave(ep);
 	return ret ? xrma_scif_fail(ret) : (off_t)placed;
 }
 
@@ -330,14 +343,11 @@ int scif_unregister(scif_epd_t epd, off_t offset, size_t len)
 		return -1;
 	}
 	end = start + len;
-	ret = xrma_scif_ep_get(epd, &ep);
+	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
 		return xrma_scif_fail(ret);
-	pthread_mutex_lock(&ep->lock);
-	ret = xrma_scif_ep_usable(ep);
 	/* The core decides (whole windows only, at least one) and changes nothing on error. */
-	if (!ret)
-		ret = xrma_win_remove(ep->win, start, len);
+	ret = xrma_win_remove(ep->win, start, len);
 	if (!ret) {
 		for (size_t i = 0; i < ep->nwindows; i++) {
 			struct xrma_scif_window *w = &ep->windows[i];
@@ -348,8 +358,7 @@ int scif_unregister(scif_epd_t epd, off_t offset, size_t len)
 		ras_publish(ep);
 		windows_sweep(ep);
 	}
-	pthread_mutex_unlock(&ep->lock);
-	xrma_scif_ep_put(ep);
+	xrma_scif_ep_leave(ep);
 	return ret ? xrma_scif_fail(ret) : 0;
 }
 
@@ -467,6 +476,7 @@ int xrma_scif_peer_lookup(struct xrma_scif_ep *ep, uint64_t offset, size_t len, 
 
 int xrma_scif_import(struct xrma_scif_ep *ep, uint64_t seg_id, struct xrma_rseg **rseg)
 {
+	struct xrma_scif_import *grown;
 	struct xrma_ctx *ctx;
 	int ret;
 
@@ -476,15 +486,10 @@ int xrma_scif_import(struct xrma_scif_ep *ep, uint64_t seg_id, struct xrma_rseg 
 			return 0;
 		}
 	}
-	if (ep->nimports == ep->imports_cap) {
-		size_t cap = ep->imports_cap ? ep->imports_cap * 2 : 16;
-		struct xrma_scif_import *grown = realloc(ep->imports, cap * sizeof(*grown));
-
-		if (!grown)
-			return -XRMA_ENOMEM;
-		ep->imports = grown;
-		ep->imports_cap = cap;
-	}
+	grown = xrma_scif_grow(ep->imports, &ep->imports_cap, ep->nimports, sizeof(*grown));
+	if (!grown)
+		return -XRMA_ENOMEM;
+	ep->imports = grown;
 	ret = xrma_scif_ctx(&ctx);
 	if (!ret)
 		ret = xrma_rseg_open(ctx, ep->peer_node, seg_id,

@@ -108,23 +108,17 @@ static int rma_window(scif_epd_t epd, off_t loffset, size_t len, off_t roffset, 
 		ret = -XRMA_ENXIO;
 	if (ret)
 		return xrma_scif_fail(ret);
-	ret = xrma_scif_ep_get(epd, &ep);
+	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
 		return xrma_scif_fail(ret);
-	pthread_mutex_lock(&ep->lock);
-	ret = xrma_scif_ep_usable(ep);
-	if (!ret) {
-		xrma_scif_imports_sweep(ep, false);
-		/* A write reads our window (needs READ); a read fills it (needs WRITE). */
-		ret = xrma_scif_local_cover(ep, (uint64_t)loffset, len,
-					    op == XRMA_RMA_WRITE ? SCIF_PROT_READ : SCIF_PROT_WRITE, iov,
-					    XRMA_IOV_MAX, &count);
-	}
+	/* A write reads our window (needs READ); a read fills it (needs WRITE). */
+	ret = xrma_scif_local_cover(ep, (uint64_t)loffset, len,
+				    op == XRMA_RMA_WRITE ? SCIF_PROT_READ : SCIF_PROT_WRITE, iov, XRMA_IOV_MAX,
+				    &count);
 	/* In-flight transfers keep the segments (and so the windows' ranges) busy. */
 	if (!ret)
 		ret = rma_post(ep, op, iov, count, (uint64_t)roffset, len, flags);
-	pthread_mutex_unlock(&ep->lock);
-	xrma_scif_ep_put(ep);
+	xrma_scif_ep_leave(ep);
 	return ret ? xrma_scif_fail(ret) : 0;
 }
 
@@ -146,18 +140,13 @@ static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, in
 		return xrma_scif_fail(ret);
 	attr.addr = (void *)base;
 	attr.len = (((uintptr_t)addr + len + XRMA_SCIF_PAGE - 1) & ~(uintptr_t)(XRMA_SCIF_PAGE - 1)) - base;
-	ret = xrma_scif_ep_get(epd, &ep);
+	xrma_scif_retired_sweep();
+	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
 		return xrma_scif_fail(ret);
-	xrma_scif_retired_sweep();
-	pthread_mutex_lock(&ep->lock);
-	ret = xrma_scif_ep_usable(ep);
+	ret = xrma_scif_ctx(&ctx);
 	if (!ret)
-		ret = xrma_scif_ctx(&ctx);
-	if (!ret) {
-		xrma_scif_imports_sweep(ep, false);
 		ret = xrma_seg_open(ctx, &attr, &iov.seg);
-	}
 	if (!ret) {
 		iov.offset = (uintptr_t)addr - base;
 		iov.len = len;
@@ -165,8 +154,7 @@ static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, in
 		/* An asynchronous transfer keeps the segment busy: it closes once done. */
 		xrma_scif_retire(iov.seg, NULL);
 	}
-	pthread_mutex_unlock(&ep->lock);
-	xrma_scif_ep_put(ep);
+	xrma_scif_ep_leave(ep);
 	return ret ? xrma_scif_fail(ret) : 0;
 }
 

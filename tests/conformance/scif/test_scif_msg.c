@@ -166,43 +166,43 @@ static void test_scif_recv_drains_after_peer_close_then_econnreset(void **state)
 	scif_test_pair_close(&p);
 }
 
-static void test_scif_blocked_recv_wakes_on_peer_close(void **state)
+/* A blocking receive of 8 bytes on one end while the other sends n bytes and closes. */
+static struct reader recv_while_peer_closes(const char *data, int n)
 {
 	struct scif_test_pair p;
 	char buf[8];
 	struct reader r = { .buf = buf, .len = 8 };
 	pthread_t thread;
 
-	(void)state;
 	scif_test_pair_open(&p);
 	r.epd = p.server;
 	assert_int_equal(pthread_create(&thread, NULL, reader_main, &r), 0);
-	assert_int_equal(scif_send(p.client, "ab", 2, SCIF_SEND_BLOCK), 2);
+	if (n)
+		assert_int_equal(scif_send(p.client, (void *)data, n, SCIF_SEND_BLOCK), n);
 	assert_scif_ok(scif_close(p.client));
 	p.client = -1;
 	assert_int_equal(fixture_join(thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
-	/* The bytes moved so far come back; with none, ECONNRESET. */
-	assert_int_equal(r.rc, 2);
 	scif_test_pair_close(&p);
+	r.buf = NULL;
+	return r;
+}
+
+static void test_scif_blocked_recv_wakes_on_peer_close(void **state)
+{
+	(void)state;
+	/* The bytes moved so far come back ... */
+	assert_int_equal(recv_while_peer_closes("ab", 2).rc, 2);
 }
 
 static void test_scif_blocked_recv_with_nothing_fails_econnreset(void **state)
 {
-	struct scif_test_pair p;
-	char buf[8];
-	struct reader r = { .buf = buf, .len = 8 };
-	pthread_t thread;
+	struct reader r;
 
 	(void)state;
-	scif_test_pair_open(&p);
-	r.epd = p.server;
-	assert_int_equal(pthread_create(&thread, NULL, reader_main, &r), 0);
-	assert_scif_ok(scif_close(p.client));
-	p.client = -1;
-	assert_int_equal(fixture_join(thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
+	/* ... and with none, ECONNRESET. */
+	r = recv_while_peer_closes(NULL, 0);
 	assert_int_equal(r.rc, -1);
 	assert_int_equal(r.err, ECONNRESET);
-	scif_test_pair_close(&p);
 }
 
 int main(void)
