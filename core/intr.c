@@ -9,6 +9,15 @@
  * addition every message about a connection carries the interrupt's instance
  * in a1 (the INTR_CONNECT reply gives it in arg[0]): numbers are reused, and a
  * stale INTR_GONE, INTR_DISCONNECT or trigger must not reach a newer interrupt.
+ *
+ * Where the provider maps remote memory, plain triggers take the fast path of
+ * core/intr_page.h instead: the INTR_CONNECT reply carries the key of the
+ * interrupt's trigger page (payload, length in arg[1]), the connector maps it
+ * and counts into it, and the owner waits on the page's ring. A trigger that
+ * was counted in the page while a callback appeared is followed by a "kick"
+ * (INTR_TRIGGER with arg[2] = 1), which delivers without counting again.
+ * Counts through the page and through messages are both plain triggers; a plain
+ * trigger may thus overtake an earlier data trigger of the same connector.
  */
 #include "core/intr.h"
 
@@ -17,6 +26,7 @@
 #include <xrma/errors.h>
 #include "core/control.h"
 #include "core/ctx.h"
+#include "core/intr_page.h"
 #include "core/service.h"
 #include "core/wait.h"
 
@@ -58,6 +68,8 @@ struct xrma_core_intr {
 	void *cb_arg;
 	bool cb_scheduled;                  /* a delivery work item is queued or running */
 	struct intr_connector *connectors;
+	struct xrma_intr_page_local page;   /* fixed at open (page.page NULL: none) */
+	uint64_t page_taken;                /* page triggers taken so far */
 };
 
 struct xrma_core_rintr {
@@ -74,6 +86,7 @@ struct xrma_core_rintr {
 	 */
 	_Atomic uint64_t instance;
 	_Atomic uint64_t gone_instance;
+	struct xrma_intr_page_remote page;  /* fixed after open */
 };
 
 static int intr_acquire(struct xrma_intr *handle, struct xrma_core_intr **intr)
@@ -92,7 +105,18 @@ static void intr_changed_locked(struct xrma_core_intr *intr)
 {
 	xrma_lock_assert_held(&intr->lock);
 	atomic_fetch_add_explicit(&intr->seq, 1, memory_order_release);
-	xrma_cond_broadcast(&intr->cond);
+	if (intr->page.page)
+		xrma_intr_page_kick(intr->page.page);   /* waiters sleep on the ring */
+	else
+		xrma_cond_broadcast(&intr->cond);
+}
+
+/* Triggers counted in the page and not yet taken. */
+static uint64_t intr_page_pending_locked(const struct xrma_core_intr *intr)
+{
+	if (!intr->page.page)
+		return 0;
+	return atomic_load_explicit(&intr->page.page->count, memory_order_seq_cst) - intr->page_taken;
 }
 
 /*
@@ -108,6 +132,28 @@ static int intr_wait_locked(struct xrma_core_intr *intr, const struct xrma_deadl
 	xrma_lock_assert_held(&intr->lock);
 	if (deadline->poll)
 		return -XRMA_ETIMEDOUT;
+	if (intr->page.page) {
+		/* Every trigger and every change bumps the ring: spin on it, then sleep on it. */
+		struct xrma_intr_page *page = intr->page.page;
+		uint32_t ring = atomic_load_explicit(&page->ring, memory_order_seq_cst);
+
+		/* A trigger counts before it bumps the ring: one that our caller's check
+		 * missed but whose bump is already in ring must be taken, not slept on. */
+		if (intr_page_pending_locked(intr))
+			return 0;
+		xrma_unlock(&intr->lock);
+		for (int i = 0; i < XRMA_SPIN_LIMIT; i++) {
+			if (atomic_load_explicit(&page->ring, memory_order_acquire) != ring)
+				break;
+			xrma_cpu_relax();
+		}
+		if (atomic_load_explicit(&page->ring, memory_order_acquire) == ring)
+			xrma_intr_page_sleep(page, ring, deadline);
+		xrma_lock(&intr->lock);
+		if (atomic_load_explicit(&page->ring, memory_order_acquire) != ring)
+			return 0;
+		return xrma_deadline_passed(deadline) ? -XRMA_ETIMEDOUT : 0;
+	}
 	seen = atomic_load_explicit(&intr->seq, memory_order_relaxed);
 	xrma_unlock(&intr->lock);
 	for (int i = 0; i < XRMA_SPIN_LIMIT; i++) {
@@ -140,6 +186,10 @@ static bool intr_take_locked(struct xrma_core_intr *intr, struct intr_entry **en
 		intr->plain--;
 		return true;
 	}
+	if (intr_page_pending_locked(intr)) {
+		intr->page_taken++;
+		return true;
+	}
 	return false;
 }
 
@@ -164,7 +214,8 @@ static void intr_deliver(void *arg);
 static bool intr_need_delivery_locked(struct xrma_core_intr *intr)
 {
 	xrma_lock_assert_held(&intr->lock);
-	if (intr->closed || !intr->cb || intr->cb_scheduled || (!intr->head && !intr->plain))
+	if (intr->closed || !intr->cb || intr->cb_scheduled ||
+	    (!intr->head && !intr->plain && !intr_page_pending_locked(intr)))
 		return false;
 	intr->cb_scheduled = true;
 	return true;
@@ -232,6 +283,7 @@ static void intr_destroy(struct xrma_obj *obj)
 		free(intr->connectors);
 		intr->connectors = next;
 	}
+	xrma_intr_page_destroy(ctx, &intr->page);
 	xrma_cond_destroy(&intr->cond);
 	xrma_lock_destroy(&intr->lock);
 	free(intr);
@@ -273,6 +325,7 @@ int xrma_intr_open(struct xrma_ctx *handle, uint64_t *number, uint64_t min, uint
 	if (ret)
 		goto err_child;
 	intr->number = id;
+	xrma_intr_page_create(ctx, &intr->page);
 	ret = xrma_handle_alloc(&intr->obj, XRMA_OBJ_INTR, intr_destroy);
 	if (ret)
 		goto err_unbind;
@@ -294,6 +347,7 @@ err_kill:
 	xrma_handle_kill(&intr->obj);   /* the table's reference was the last: destroys */
 	goto err_put_ctx;
 err_unbind:
+	xrma_intr_page_destroy(ctx, &intr->page);
 	XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_INTR, id);
 err_child:
 	xrma_core_ctx_child_killed(ctx);
@@ -331,6 +385,8 @@ int xrma_intr_close(struct xrma_intr *handle)
 
 	xrma_lock(&intr->lock);
 	intr->closed = true;
+	if (intr->page.page)
+		xrma_intr_page_set_flag(intr->page.page, XRMA_INTR_PAGE_CLOSED, true);
 	connectors = intr->connectors;
 	intr->connectors = NULL;
 	entries = intr->head;
@@ -425,6 +481,10 @@ int xrma_intr_set_callback(struct xrma_intr *handle, xrma_intr_cb cb, void *arg)
 	xrma_lock(&intr->lock);
 	intr->cb = cb;
 	intr->cb_arg = arg;
+	/* With a callback, triggers come as messages: someone must run it. Counts that
+	 * reached the page before the flag are delivered just below. */
+	if (intr->page.page)
+		xrma_intr_page_set_flag(intr->page.page, XRMA_INTR_PAGE_CALLBACK, cb != NULL);
 	intr_changed_locked(intr);   /* waiters leave with XRMA_ESTATE */
 	/* Triggers that queued up before the callback go to it. */
 	schedule = intr_need_delivery_locked(intr);
@@ -457,6 +517,7 @@ static void rintr_destroy(struct xrma_obj *obj)
 	struct xrma_core_rintr *rintr = (struct xrma_core_rintr *)obj;
 	struct xrma_core_ctx *ctx = rintr->ctx;
 
+	xrma_intr_page_detach(ctx, &rintr->page);
 	free(rintr);
 	xrma_core_ctx_child_destroyed(ctx);
 }
@@ -537,6 +598,9 @@ int xrma_rintr_open(struct xrma_ctx *handle, uint32_t node, uint64_t number, int
 		ret = -XRMA_EPROTO;
 	if (ret)
 		goto err_unmap;
+	if (reply.arg[1])
+		xrma_intr_page_attach(ctx, &owner, reply.payload, reply.payload_len, reply.arg[1],
+				      &rintr->page);
 	/* Pairs with xrma_core_rintr_on_gone: one of the two sees the other's store. */
 	atomic_store(&rintr->instance, reply.arg[0]);
 	if (atomic_load(&rintr->gone_instance) == reply.arg[0])
@@ -623,6 +687,20 @@ int xrma_rintr_trigger(struct xrma_rintr *handle, const void *data, size_t len)
 		goto out_put;
 	msg.arg[0] = rintr->number;
 	msg.arg[1] = atomic_load(&rintr->instance);
+	if (!len && rintr->page.page) {
+		switch (xrma_intr_page_trigger(rintr->page.page)) {
+		case XRMA_INTR_PAGE_DONE:
+			goto out_put;
+		case XRMA_INTR_PAGE_GONE:
+			ret = -XRMA_ENOENT;
+			goto out_put;
+		case XRMA_INTR_PAGE_COUNTED_KICK:
+			msg.arg[2] = 1;   /* counted already: only deliver */
+			break;
+		case XRMA_INTR_PAGE_USE_MESSAGE:
+			break;
+		}
+	}
 	if (!len) {
 		/* Fire and forget: the owner counts it if the interrupt still exists. */
 		ret = xrma_control_send(rintr->ctx, &rintr->owner, &msg);
@@ -696,7 +774,14 @@ void xrma_core_intr_on_connect(struct xrma_core_ctx *ctx, const struct xrma_prov
 	xrma_unlock(&intr->lock);
 	free(fresh);
 	arg[0] = status ? 0 : intr->instance;
-	xrma_control_reply(ctx, src, msg->req, status, arg, NULL, 0);
+	if (!status && intr->page.page) {
+		/* The trigger page, for plain triggers without messages. */
+		arg[1] = intr->page.len;
+		xrma_control_reply(ctx, src, msg->req, status, arg, intr->page.key.bytes,
+				   intr->page.key.len);
+	} else {
+		xrma_control_reply(ctx, src, msg->req, status, arg, NULL, 0);
+	}
 	xrma_handle_put(&intr->obj);
 }
 
@@ -758,6 +843,8 @@ void xrma_core_intr_on_trigger(struct xrma_core_ctx *ctx, const struct xrma_prov
 	xrma_lock(&intr->lock);
 	if (intr->closed) {
 		status = -XRMA_ENOENT;
+	} else if (!msg->payload_len && msg->arg[2] == 1) {
+		/* A kick: the trigger is in the page already. */
 	} else if (!msg->payload_len) {
 		intr->plain++;
 	} else if (intr->queued >= XRMA_INTR_QUEUE_DEPTH) {

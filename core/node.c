@@ -37,18 +37,40 @@ int xrma_node_list(struct xrma_ctx *handle, uint32_t *ids, size_t max, size_t *c
 	return ret;
 }
 
+/* The context, held, if node_id is a valid id for its provider. */
+static int node_ctx(struct xrma_ctx *handle, uint32_t node_id, struct xrma_core_ctx **ctx)
+{
+	int ret = xrma_core_ctx_acquire(handle, ctx);
+
+	if (ret)
+		return ret;
+	if (node_id > (*ctx)->caps.max_node_id) {
+		xrma_handle_put(&(*ctx)->obj);
+		return -XRMA_EINVAL;
+	}
+	return 0;
+}
+
+int xrma_node_set_link(struct xrma_ctx *handle, uint32_t node_id, bool up)
+{
+	struct xrma_core_ctx *ctx;
+	int ret = node_ctx(handle, node_id, &ctx);
+
+	if (ret)
+		return ret;
+	ret = XRMA_PROV_CALL(ctx, link_set, node_id, up);
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
 int xrma_node_probe(struct xrma_ctx *handle, uint32_t node_id, int timeout_ms)
 {
 	struct xrma_core_ctx *ctx;
-	int ret;
+	int ret = node_ctx(handle, node_id, &ctx);
 
-	ret = xrma_core_ctx_acquire(handle, &ctx);
 	if (ret)
 		return ret;
-	if (node_id > ctx->caps.max_node_id)
-		ret = -XRMA_EINVAL;
-	else
-		ret = XRMA_PROV_CALL(ctx, node_probe, node_id, timeout_ms);
+	ret = XRMA_PROV_CALL(ctx, node_probe, node_id, timeout_ms);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }

@@ -7,7 +7,9 @@
 #define XRMA_PROV_ATOMIC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <xrma/errors.h>
 #include <xrma/rseg.h>
 
 /*
@@ -28,6 +30,19 @@ static inline void xrma_prov_release_fence(void)
 static inline void xrma_prov_full_fence(void)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* The checks every provider's atomic op makes on its arguments: 0 or a negative code. */
+static inline int xrma_prov_atomic_check(size_t imported_len, size_t offset, enum xrma_atomic_op op,
+					 const uint64_t *old)
+{
+	if (!old || op < XRMA_ATOMIC_FETCH_ADD || op > XRMA_ATOMIC_READ)
+		return -XRMA_EINVAL;
+	if (offset % sizeof(uint64_t))
+		return -XRMA_EALIGN_OFFSET;
+	if (offset > imported_len || imported_len - offset < sizeof(uint64_t))
+		return -XRMA_ERANGE;
+	return 0;
 }
 
 /* Apply op at p (8-byte aligned) and return the value found there. */

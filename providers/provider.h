@@ -133,6 +133,8 @@ struct xrma_provider_ops {
 	int (*db_wait)(void *state, uint64_t mask, int timeout_ms, uint64_t *fired);
 	int (*spad_read)(void *state, uint32_t node, uint32_t index, uint32_t *value);
 	int (*spad_write)(void *state, uint32_t node, uint32_t index, uint32_t value);
+	/* Optional, no capability bit: set the modelled link state of node (fault injection). */
+	int (*link_set)(void *state, uint32_t node, bool up);
 	/* XRMA_CAP_BUS_ADDR: the modelled bus address of exported memory. */
 	int (*mem_bus_addr)(void *state, struct xrma_prov_mem *mem, uint64_t *bus);
 };

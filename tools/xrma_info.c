@@ -20,19 +20,27 @@ static const struct {
 	{ XRMA_CAP_BROADCAST, "broadcast" },
 };
 
-static void print_limit(const char *name, uint64_t value)
+/* zero_means: what a 0 says for this limit ("unlimited" or "none"). */
+static void print_value(const char *name, uint64_t value, const char *zero_means)
 {
 	if (value)
 		printf("    %-18s %" PRIu64 "\n", name, value);
 	else
-		printf("    %-18s unlimited\n", name);
+		printf("    %-18s %s\n", name, zero_means);
 }
 
-static void print_provider(const struct xrma_provider_info *info)
+static void print_limit(const char *name, uint64_t value)
 {
-	const struct xrma_caps *c = &info->caps;
+	print_value(name, value, "unlimited");
+}
 
-	printf("provider %s: %s\n", info->name, info->description);
+static void print_count(const char *name, uint64_t value)
+{
+	print_value(name, value, "none");
+}
+
+static void print_limits(const struct xrma_caps *c)
+{
 	printf("    %-18s", "capabilities");
 	for (size_t i = 0; i < sizeof(cap_names) / sizeof(cap_names[0]); i++)
 		printf(" %s%s", c->flags & cap_names[i].bit ? "+" : "-", cap_names[i].name);
@@ -43,10 +51,20 @@ static void print_provider(const struct xrma_provider_info *info)
 	print_limit("rma_size_align", c->rma_size_align);
 	print_limit("max_segs", c->max_segs);
 	print_limit("max_maps", c->max_maps);
-	print_limit("doorbell_count", c->doorbell_count);
+	print_count("doorbell_count", c->doorbell_count);
 	print_limit("max_nodes", c->max_nodes);
 	print_limit("max_node_id", c->max_node_id);
 	print_limit("ctrl_msg_max", c->ctrl_msg_max);
+	print_count("spad_count", c->spad_count);
+	print_count("mw_count", c->mw_count);
+	print_count("mw_size", c->mw_size);
+	print_count("xlat_align", c->xlat_align);
+}
+
+static void print_provider(const struct xrma_provider_info *info)
+{
+	printf("provider %s: %s\n", info->name, info->description);
+	print_limits(&info->caps);
 }
 
 static int print_config(void)
@@ -56,7 +74,7 @@ static int print_config(void)
 
 	printf("configuration:\n");
 	for (int i = 0; (ret = xrma_config_get(i, &e)) == 0; i++)
-		printf("    %-10s = %-20s (%s)\n", e.key, e.value, e.source);
+		printf("    %-16s = %-20s (%s)\n", e.key, e.value, e.source);
 	if (ret != -XRMA_ERANGE) {
 		fprintf(stderr, "xrma_info: configuration: %s\n", xrma_strerror(ret));
 		return 1;
@@ -88,6 +106,8 @@ static int print_local(const char *provider)
 		for (size_t i = 0; i < count && i < 64; i++)
 			printf(" %" PRIu32, nodes[i]);
 		printf("%s\n", count > 64 ? " ..." : "");
+		printf("    limits in force (configuration applied):\n");
+		print_limits(&info.caps);
 	}
 	xrma_ctx_close(ctx);
 	if (ret) {

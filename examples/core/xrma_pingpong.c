@@ -6,7 +6,10 @@
  *   1. mapped ping-pong: each node stores a sequence number into the other's
  *      imported, mapped segment; one-way latency against a raw cache-line
  *      ping-pong through a plain shared page;
- *   2. RMA write (XRMA_RMA_SYNC) from node 1 into node 2's segment against
+ *   2. interrupt ping-pong: each node triggers the other's interrupt and
+ *      waits for its own (the waiter spins, then sleeps), against the same raw
+ *      ping-pong;
+ *   3. RMA write (XRMA_RMA_SYNC) from node 1 into node 2's segment against
  *      memcpy of the same size.
  * Run without arguments it starts its peer itself (node 2, re-executing this
  * program) on a fabric of its own; the peer is pinned to another processing
@@ -33,7 +36,7 @@
 #define STALL_NS 5000000000ull
 #define PEER_FLAG "--xrma-pingpong-peer"
 
-enum phase { PHASE_RAW = 1, PHASE_MAPPED, PHASE_VERIFY, PHASE_QUIT };
+enum phase { PHASE_RAW = 1, PHASE_MAPPED, PHASE_INTR, PHASE_VERIFY, PHASE_QUIT };
 
 static const char *me = "xrma_pingpong";
 
@@ -114,10 +117,37 @@ stalled:
 	exit(1);
 }
 
+/* Interrupt rounds per repetition: a quarter of the cache-line rounds (each costs more). */
+static int intr_iterations(int iterations)
+{
+	return iterations / 4 + 1;
+}
+
+/* One round of interrupt ping-pong. Returns one-way ns. */
+static double intr_pingpong(struct xrma_intr *mine, struct xrma_rintr *theirs, int iterations,
+			    bool initiator)
+{
+	uint64_t t0 = bench_now_ns();
+
+	for (int i = 0; i < iterations; i++) {
+		if (initiator) {
+			check(xrma_rintr_trigger(theirs, NULL, 0), "xrma_rintr_trigger");
+			check(xrma_intr_wait(mine, (int)(STALL_NS / 1000000), NULL, NULL), "xrma_intr_wait");
+		} else {
+			check(xrma_intr_wait(mine, (int)(STALL_NS / 1000000), NULL, NULL), "xrma_intr_wait");
+			check(xrma_rintr_trigger(theirs, NULL, 0), "xrma_rintr_trigger");
+		}
+	}
+	return (double)(bench_now_ns() - t0) / iterations / 2;
+}
+
 /* ---- the two nodes ---- */
 
 struct node {
 	struct xrma_ctx *ctx;
+	struct xrma_intr *intr;         /* ours, which the peer triggers */
+	struct xrma_rintr *peer_intr;   /* the peer's */
+	uint64_t intr_number;
 	struct xrma_seg *flag_seg;
 	struct xrma_rseg *peer_flag;
 	_Atomic uint64_t *flag_local, *flag_remote;
@@ -139,13 +169,16 @@ static void node_open(struct node *n, uint32_t self)
 	check(xrma_seg_open(n->ctx, &seg, &n->flag_seg), "xrma_seg_open(flag)");
 	check(xrma_seg_export(n->flag_seg, 0), "xrma_seg_export(flag)");
 	check(xrma_seg_addr(n->flag_seg, (void **)&n->flag_local), "xrma_seg_addr");
+	n->intr_number = XRMA_ID_ANY;
+	check(xrma_intr_open(n->ctx, &n->intr_number, 0, 0, 0, &n->intr), "xrma_intr_open");
 	/* Node 1's flag at byte 0 of its page, node 2's at byte 128, as in the raw page, so
 	 * both runs have the same cache-line and in-page layout. */
 	n->flag_local += flag_slot(self);
 }
 
-static void node_connect(struct node *n, uint32_t peer)
+static void node_connect(struct node *n, uint32_t peer, uint64_t peer_intr)
 {
+	check(xrma_rintr_open(n->ctx, peer, peer_intr, 5000, &n->peer_intr), "xrma_rintr_open");
 	check(xrma_rseg_open(n->ctx, peer, FLAG_SEG_ID, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
 			     0, 5000, &n->peer_flag),
 	      "xrma_rseg_open(flag)");
@@ -160,12 +193,14 @@ static void node_disconnect(struct node *n)
 
 	check(xrma_rseg_node(n->peer_flag, &peer), "xrma_rseg_node");
 	check(xrma_rseg_unmap(n->peer_flag, (void *)(n->flag_remote - flag_slot(peer))), "xrma_rseg_unmap");
+	check(xrma_rintr_close(n->peer_intr), "xrma_rintr_close");
 	check(xrma_rseg_close(n->peer_flag), "xrma_rseg_close");
 }
 
 /* Only once the peer has disconnected: a segment with importers cannot close. */
 static void node_free(struct node *n)
 {
+	check(xrma_intr_close(n->intr), "xrma_intr_close");
 	check(xrma_seg_close(n->flag_seg), "xrma_seg_close");
 	check(xrma_ctx_close(n->ctx), "xrma_ctx_close");
 }
@@ -189,9 +224,8 @@ static int peer_main(int sock, int rawfd, int iterations)
 	check(xrma_seg_open(n.ctx, &dattr, &data), "xrma_seg_open(data)");
 	check(xrma_seg_export(data, 0), "xrma_seg_export(data)");
 	check(xrma_seg_addr(data, &dp), "xrma_seg_addr(data)");
-	link_send(sock, 1);                       /* exported */
-	link_recv(sock);                          /* node 1 exported too */
-	node_connect(&n, 1);
+	link_send(sock, n.intr_number);           /* exported */
+	node_connect(&n, 1, link_recv(sock));     /* node 1 exported too */
 	link_send(sock, 1);
 	for (;;) {
 		uint64_t phase = link_recv(sock);
@@ -204,6 +238,9 @@ static int peer_main(int sock, int rawfd, int iterations)
 			atomic_store(n.flag_local, 0);
 			link_send(sock, 1);
 			pingpong(n.flag_local, n.flag_remote, iterations, false);
+		} else if (phase == PHASE_INTR) {
+			link_send(sock, 1);
+			intr_pingpong(n.intr, n.peer_intr, intr_iterations(iterations), false);
 		} else if (phase == PHASE_VERIFY) {
 			/* Node 1 wrote bytes i = (uint8_t)(i * 7 + 1): check they all arrived. */
 			const unsigned char *b = dp;
@@ -249,6 +286,31 @@ static void latency(const struct bench_opts *opts, struct node *n, int sock)
 	bench_row(opts, 8, opts->iterations, bench_median(ours, opts->repetitions),
 		  bench_min(ours, opts->repetitions), bench_median(base, opts->repetitions),
 		  bench_min(base, opts->repetitions));
+	free(ours);
+	free(base);
+}
+
+static void interrupts(const struct bench_opts *opts, struct node *n, int sock)
+{
+	double *ours = calloc((size_t)opts->repetitions, sizeof(double));
+	double *base = calloc((size_t)opts->repetitions, sizeof(double));
+	int iters = intr_iterations(opts->iterations);
+
+	if (!ours || !base)
+		exit(1);
+	bench_header(opts, "interrupt_pingpong", "one-way trigger to wake, node 1 <-> node 2", "xrma_ns",
+		     "raw_shm_ns");
+	for (int r = 0; r < opts->repetitions; r++) {
+		atomic_store(&n->raw[0], 0);
+		link_send(sock, PHASE_RAW);
+		link_recv(sock);
+		base[r] = pingpong(&n->raw[0], &n->raw[16], opts->iterations, true);
+		link_send(sock, PHASE_INTR);
+		link_recv(sock);
+		ours[r] = intr_pingpong(n->intr, n->peer_intr, iters, true);
+	}
+	bench_row(opts, 0, iters, bench_median(ours, opts->repetitions), bench_min(ours, opts->repetitions),
+		  bench_median(base, opts->repetitions), bench_min(base, opts->repetitions));
 	free(ours);
 	free(base);
 }
@@ -379,14 +441,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	link_send(sv[0], opts.max_size);
-	link_recv(sv[0]);                         /* node 2 exported */
-	node_connect(&n, 2);
-	link_send(sv[0], 1);
+	node_connect(&n, 2, link_recv(sv[0]));    /* node 2 exported */
+	link_send(sv[0], n.intr_number);
 	link_recv(sv[0]);                         /* node 2 connected */
 	if (!opts.csv)
 		printf("# provider=%s fabric=%s nodes=1<->2 (processes %d and %d)\n", info.provider,
 		       info.fabric, (int)getpid(), (int)peer);
 	latency(&opts, &n, sv[0]);
+	interrupts(&opts, &n, sv[0]);
 	bandwidth(&opts, &n, sv[0]);
 	link_send(sv[0], PHASE_QUIT);
 	node_disconnect(&n);

@@ -7,6 +7,7 @@
 #define XRMA_NODE_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <xrma/api.h>
 
@@ -28,6 +29,14 @@ XRMA_API int xrma_node_list(struct xrma_ctx *ctx, uint32_t *ids, size_t max, siz
  * provider can never have; XRMA_EHOSTUNREACH it did not answer in time.
  */
 XRMA_API int xrma_node_probe(struct xrma_ctx *ctx, uint32_t node_id, int timeout_ms);
+
+/*
+ * Take the modelled link between this fabric and node down (up == false) or
+ * bring it back, on providers that model links (fault injection; ntb does).
+ * Every context of the fabric gets the link event; transfers touching the
+ * node fail meanwhile. XRMA_ENOTSUP where links are not modelled.
+ */
+XRMA_API int xrma_node_set_link(struct xrma_ctx *ctx, uint32_t node_id, bool up);
 
 XRMA_END_DECLS
 

@@ -113,12 +113,11 @@ int xrma_prov_loopback_atomic(void *state, struct xrma_prov_rmem *rmem, size_t o
 	uint64_t *p;
 	int ret;
 
-	if (!ep || !r || !old || op < XRMA_ATOMIC_FETCH_ADD || op > XRMA_ATOMIC_READ)
+	if (!ep || !r)
 		return -XRMA_EINVAL;
-	if (offset % sizeof(uint64_t))
-		return -XRMA_EALIGN_OFFSET;
-	if (offset > r->len || r->len - offset < sizeof(uint64_t))
-		return -XRMA_ERANGE;
+	ret = xrma_prov_atomic_check(r->len, offset, op, old);
+	if (ret)
+		return ret;
 	p = (uint64_t *)((unsigned char *)r->mem->addr + offset);
 	/* Registered memory need not be 8-byte aligned even where the offset is. */
 	if ((uintptr_t)p % sizeof(uint64_t))

@@ -14,8 +14,4 @@
 
 extern const struct xrma_provider xrma_prov_ntb;
 
-/* Test hook (libxrma_internal): take node's link down or bring it back, from ctx. */
-struct xrma_ctx;
-int xrma_prov_ntb_link(struct xrma_ctx *ctx, uint32_t node, bool up);
-
 #endif

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/config.h"
-#include "core/ctx.h"
 #include "providers/util/hostfab.h"
 
 /* The bus address Intel's B2B set-up gives the first window (XEON_B2B_BAR2_ADDR64). */
@@ -142,6 +141,7 @@ static const struct xrma_provider_ops ntb_ops = {
 	.spad_read = hostfab_spad_read,
 	.spad_write = hostfab_spad_write,
 	.mem_bus_addr = hostfab_mem_bus_addr,
+	.link_set = hostfab_link_set,
 };
 
 const struct xrma_provider xrma_prov_ntb = {
@@ -150,15 +150,3 @@ const struct xrma_provider xrma_prov_ntb = {
 	.caps = &ntb_caps,
 	.ops = &ntb_ops,
 };
-
-int xrma_prov_ntb_link(struct xrma_ctx *handle, uint32_t node, bool up)
-{
-	struct xrma_core_ctx *ctx;
-	int ret = xrma_core_ctx_acquire(handle, &ctx);
-
-	if (ret)
-		return ret;
-	ret = ctx->prov == &xrma_prov_ntb ? hostfab_link_set(ctx->prov_state, node, up) : -XRMA_EINVAL;
-	xrma_handle_put(&ctx->obj);
-	return ret;
-}

@@ -297,8 +297,12 @@ int hostfab_dir_join(struct hostfab_ep *ep);
 void hostfab_dir_leave(struct hostfab_ep *ep);
 /* Reclaim the slots of dead endpoints of a node (under its lock). Returns how many. */
 int hostfab_dir_reclaim_locked(struct hostfab_ep *ep, struct hostfab_dirmap *map);
-/* Unlink a node file whose endpoints all died (the dead never say goodbye). */
+/* Reclaim the dead endpoints of a node, and unlink its file if none is left (the dead
+ * never say goodbye). _sweep does it by node id. */
 void hostfab_dir_remove_if_dead(struct hostfab_ep *ep, struct hostfab_dirmap *map);
+void hostfab_dir_sweep(struct hostfab_ep *ep, uint32_t node);
+/* Remove the files of this user's nodes, on any fabric, whose processes all died. */
+void hostfab_dir_sweep_runtime(struct hostfab_ep *ep);
 /* Whether node has a live endpoint; with ep_out, whether that endpoint is live. */
 bool hostfab_dir_node_live(struct hostfab_ep *ep, struct hostfab_dirmap *map);
 bool hostfab_dir_ep_live(struct hostfab_ep *ep, struct hostfab_dirmap *map, uint32_t epno);

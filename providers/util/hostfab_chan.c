@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -540,6 +541,9 @@ static void peer_gone(struct hostfab_ep *ep, const struct xrma_prov_addr *peer, 
 		doomed = c->next;
 		conn_free(ep, c);
 	}
+	/* A death leaves its entries in its node's directory: clear them now. */
+	if (!told && !bye && status == -XRMA_ELOST)
+		hostfab_dir_sweep(ep, peer->node);
 	if (!told && ep->upcalls.peer_down)
 		ep->upcalls.peer_down(ep->core, peer, bye ? -XRMA_ECONNRESET : status);
 }
@@ -642,6 +646,9 @@ int hostfab_progress(void *state)
 
 void hostfab_chan_goodbye(struct hostfab_ep *ep)
 {
+	/* A peer that stopped reading holds a closing endpoint up for a bounded time only. */
+	const struct timeval bound = { .tv_sec = 1 };
+
 	pthread_mutex_lock(&ep->lock);
 	ep->closing = true;
 	for (struct hostfab_conn *c = ep->conns; c; c = c->next) {
@@ -650,7 +657,8 @@ void hostfab_chan_goodbye(struct hostfab_ep *ep)
 
 		if (c->kind != HOSTFAB_CONN_OUT && c->kind != HOSTFAB_CONN_IN)
 			continue;
-		/* Queued packets go first; then the goodbye, blocking briefly if need be. */
+		/* Queued packets go first, blocking if need be; then the goodbye. */
+		setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof(bound));
 		fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) & ~O_NONBLOCK);
 		for (struct hostfab_qpkt *q = c->q_head; q; q = q->next)
 			if (send(c->fd, q->data, q->len, MSG_NOSIGNAL) < 0)

@@ -16,6 +16,7 @@
 #include "providers/util/hostfab.h"
 #include "providers/prov_atomic.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -71,7 +72,12 @@ static int dir_create(struct hostfab_ep *ep, uint32_t node, const char *path)
 	int fd, ret;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%lx", path, (long)getpid(), (unsigned long)pthread_self());
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	/* Private to the user, unless other users are let in: then they may read it
+	 * (look names up); writing stays the owner's. */
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+		  ep->allow_any || ep->allow_count ? 0644 : 0600);
+	if (fd >= 0 && (ep->allow_any || ep->allow_count))
+		fchmod(fd, 0644);   /* past the umask */
 	if (fd < 0) {
 		hostfab_detail("%s: cannot create %s: %s", ep->model->name, tmp, strerror(errno));
 		return errno == EACCES ? -XRMA_EACCES : -XRMA_EIO;
@@ -409,18 +415,85 @@ void hostfab_dir_leave(struct hostfab_ep *ep)
 	ep->own = NULL;
 }
 
+void hostfab_dir_sweep(struct hostfab_ep *ep, uint32_t node)
+{
+	struct hostfab_dirmap *map;
+
+	if (hostfab_dir_peer(ep, node, &map) == 0)
+		hostfab_dir_remove_if_dead(ep, map);
+}
+
 void hostfab_dir_remove_if_dead(struct hostfab_ep *ep, struct hostfab_dirmap *map)
 {
 	char path[PATH_MAX];
 
-	if (!map->writable || map == ep->own || hostfab_dir_lock(ep, map->dir))
+	if (!map->writable || hostfab_dir_lock(ep, map->dir))
 		return;
 	hostfab_dir_reclaim_locked(ep, map);
-	if (dir_empty_locked(map->dir) && !dir_unlinked(map)) {
+	if (map != ep->own && dir_empty_locked(map->dir) && !dir_unlinked(map)) {
 		dir_path(ep, map->node, path, sizeof(path));
 		unlink(path);
 	}
 	hostfab_dir_unlock(map->dir);
+}
+
+/* Whether any endpoint holds its liveness byte in the file open as fd. */
+static bool file_has_live_slot(int fd)
+{
+	struct flock fl = {
+		.l_type = F_WRLCK,
+		.l_whence = SEEK_SET,
+		.l_start = HOSTFAB_LOCK_BASE,
+		.l_len = HOSTFAB_EP_MAX,
+	};
+
+	return fcntl(fd, F_OFD_GETLK, &fl) != 0 || fl.l_type != F_UNLCK;
+}
+
+void hostfab_dir_sweep_runtime(struct hostfab_ep *ep)
+{
+	char prefix[32], path[PATH_MAX];
+	struct dirent *de;
+	size_t plen;
+	DIR *d;
+
+	snprintf(prefix, sizeof(prefix), "xrma.%u.", (unsigned)ep->uid);
+	plen = strlen(prefix);
+	d = opendir(ep->dirpath);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct hostfab_dirmap map = { .writable = true, .node = UINT32_MAX };
+		struct stat st;
+		int fd;
+
+		if (strncmp(de->d_name, prefix, plen) || strstr(de->d_name, ".tmp."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", ep->dirpath, de->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) || st.st_uid != ep->uid || (size_t)st.st_size < sizeof(struct hostfab_dir) ||
+		    file_has_live_slot(fd)) {
+			close(fd);
+			continue;
+		}
+		/* Every process of that node is gone: lock, reclaim, and unlink if still empty. */
+		map.fd = fd;
+		map.dir = mmap(NULL, sizeof(*map.dir), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (map.dir != MAP_FAILED &&
+		    atomic_load_explicit(&map.dir->magic, memory_order_acquire) == HOSTFAB_DIR_MAGIC &&
+		    hostfab_dir_lock(ep, map.dir) == 0) {
+			hostfab_dir_reclaim_locked(ep, &map);
+			if (dir_empty_locked(map.dir) && !dir_unlinked(&map))
+				unlink(path);
+			hostfab_dir_unlock(map.dir);
+		}
+		if (map.dir != MAP_FAILED)
+			munmap(map.dir, sizeof(*map.dir));
+		close(fd);
+	}
+	closedir(d);
 }
 
 bool hostfab_dir_node_live(struct hostfab_ep *ep, struct hostfab_dirmap *map)
@@ -628,8 +701,9 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 			ret = hostfab_dir_node_live(ep, map) ? -XRMA_ENOENT : -XRMA_ENODEV;
 			break;
 		}
-		/* An entry left by a dead endpoint that nobody has reclaimed yet. */
+		/* An entry left by a dead endpoint that nobody has reclaimed yet: clear it. */
 		if (!slot_alive(map, slot)) {
+			hostfab_dir_remove_if_dead(ep, map);
 			ret = hostfab_dir_node_live(ep, map) ? -XRMA_ENOENT : -XRMA_ENODEV;
 			break;
 		}

@@ -157,6 +157,8 @@ int hostfab_open(const struct hostfab_model *model, const struct xrma_prov_open_
 	ep->rxbuf = malloc(HOSTFAB_PKT_MAX);
 	ret = ep->rxbuf ? read_settings(ep, args) : -XRMA_ENOMEM;
 	if (!ret)
+		hostfab_dir_sweep_runtime(ep);   /* what crashed programs left behind */
+	if (!ret)
 		ret = hostfab_dir_join(ep);
 	if (!ret)
 		ret = check_peers(ep);

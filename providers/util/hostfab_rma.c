@@ -223,6 +223,18 @@ static int rma_staged(struct hostfab_ep *ep, enum xrma_rma_op op, struct hostfab
 	return ret;
 }
 
+/* The modelled link of either end is down: transfers fail until it is back. */
+static bool link_down(struct hostfab_ep *ep, struct hostfab_rmem *r)
+{
+	if (__atomic_load_n(&r->odir->dir->link_down, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&ep->own->dir->link_down, __ATOMIC_ACQUIRE)) {
+		hostfab_detail("%s: the link between node %u and node %u is down", ep->model->name,
+			       ep->self.node, r->owner.node);
+		return true;
+	}
+	return false;
+}
+
 int hostfab_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
 		const struct iovec *iov, size_t count, uint32_t flags)
 {
@@ -239,6 +251,8 @@ int hostfab_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, s
 		return -XRMA_ERANGE;
 	if (!total)
 		return 0;
+	if (link_down(ep, r))
+		return -XRMA_ETRANSFER;
 	if (r->base)
 		return rma_mapped(op, r, offset, iov, count, total);
 	if (ep->cma && !atomic_load_explicit(&r->cma_denied, memory_order_relaxed)) {
@@ -258,12 +272,13 @@ int hostfab_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum
 	struct hostfab_stage_op req;
 	int ret;
 
-	if (!ep || !r || !old || op < XRMA_ATOMIC_FETCH_ADD || op > XRMA_ATOMIC_READ)
+	if (!ep || !r)
 		return -XRMA_EINVAL;
-	if (offset % sizeof(uint64_t))
-		return -XRMA_EALIGN_OFFSET;
-	if (offset > r->len || r->len - offset < sizeof(uint64_t))
-		return -XRMA_ERANGE;
+	ret = xrma_prov_atomic_check(r->len, offset, op, old);
+	if (ret)
+		return ret;
+	if (link_down(ep, r))
+		return -XRMA_ETRANSFER;
 	if (r->base) {
 		*old = xrma_prov_atomic_apply((uint64_t *)(r->base + offset), op, operand, compare);
 		return 0;

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include "tests/helpers/fixture.h"
 #include "tests/helpers/proc.h"
@@ -215,17 +217,34 @@ static int child_exporter(int sock, const char *arg)
 	return 0;
 }
 
-/* Become another user, then try to import node 1's segment: refused. */
+/*
+ * Become another user, then import node 1's segment: refused, or, with arg
+ * "allowed" (node 1 lets us in), read it through the owner's copy path.
+ */
 static int child_other_user(int sock, const char *arg)
 {
 	struct xrma_ctx *ctx;
 	struct xrma_rseg *r = NULL;
 	int ret;
 
-	(void)arg;
 	PROC_CHECK(setgid(65534) == 0 && setuid(65534) == 0);
 	/* Join the fabric of user 0 (by name) but as nobody. */
 	setenv("XRMA_HOST_FABRIC_UID", "0", 1);
+	if (arg && !strcmp(arg, "allowed")) {
+		unsigned char *p;
+
+		setenv("XRMA_HOST_ALLOW_UIDS", "0", 1);
+		PROC_CHECK_RC(child_ctx(&ctx), 0);
+		PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+		PROC_CHECK_RC(xrma_rseg_open(ctx, 1, SEG_ID, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
+		/* A read-only import maps read-only: the descriptor we got allows no more. */
+		PROC_CHECK_RC(xrma_rseg_map(r, 0, 4096, XRMA_MAP_READ, (void **)&p), 0);
+		PROC_CHECK(fixture_pattern_check(p, 4096, 3, 0) == FIXTURE_MATCH);
+		PROC_CHECK_RC(xrma_rseg_unmap(r, p), 0);
+		PROC_CHECK_RC(xrma_rseg_close(r), 0);
+		PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+		return 0;
+	}
 	ret = child_ctx(&ctx);
 	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
 	if (ret == 0) {
@@ -239,7 +258,38 @@ static int child_other_user(int sock, const char *arg)
 	return 0;
 }
 
+/* Connect to node 1's interrupt (number from the link) and trigger it: plain, data, plain. */
+static int child_trigger(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_rintr *ri;
+	uint64_t number = 0;
+	int phase_two = arg && !strcmp(arg, "callback");
+
+	PROC_CHECK_RC(child_ctx(&ctx), 0);
+	PROC_CHECK(proc_recv(sock, &number, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_rintr_open(ctx, 1, number, MP_TIMEOUT_MS, &ri), 0);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	for (int i = 0; i < 100; i++)
+		PROC_CHECK_RC(xrma_rintr_trigger(ri, NULL, 0), 0);
+	PROC_CHECK_RC(xrma_rintr_trigger(ri, "hello", 5), 0);
+	if (phase_two) {
+		/* Node 1 sets a callback; these must reach it. */
+		PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+		for (int i = 0; i < 10; i++)
+			PROC_CHECK_RC(xrma_rintr_trigger(ri, NULL, 0), 0);
+	}
+	PROC_CHECK(proc_expect(sock, MSG_DONE, MP_TIMEOUT_MS) == 0);
+	/* Node 1 closed the interrupt: triggers now fail. */
+	PROC_CHECK_RC(xrma_rintr_trigger(ri, NULL, 0), XRMA_ENOENT);
+	PROC_CHECK_RC(xrma_rintr_close(ri), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
 static const struct proc_role roles[] = {
+	{ "trigger", child_trigger },
 	{ "importer", child_importer },
 	{ "registered", child_registered },
 	{ "doorbell", child_doorbell },
@@ -418,6 +468,24 @@ static void test_window_limits(void **state)
 	assert_rc(xrma_seg_export(c, 0), 0);
 	assert_rc(xrma_doorbell_ring(ctx, 1, 1u << 4), XRMA_EINVAL);
 	assert_rc(xrma_scratchpad_write(ctx, 1, 2, 0), XRMA_ERANGE);
+	/* Registered memory must sit on a translation boundary (64 KiB here). */
+	{
+		size_t span = 256u << 10;
+		unsigned char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+					  -1, 0);
+		unsigned char *aligned = raw + ((64u << 10) - (uintptr_t)raw % (64u << 10)) % (64u << 10);
+		struct xrma_seg_attr reg = { .len = 4096, .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL };
+		struct xrma_seg *d;
+
+		assert_true(raw != MAP_FAILED);
+		reg.addr = aligned + 4096;
+		assert_rc(xrma_seg_open(ctx, &reg, &d), XRMA_EALIGN_OFFSET);
+		assert_non_null(strstr(xrma_error_detail(), "xlat_align=65536"));
+		reg.addr = aligned;
+		assert_rc(xrma_seg_open(ctx, &reg, &d), 0);
+		assert_rc(xrma_seg_close(d), 0);
+		munmap(raw, span);
+	}
 	assert_rc(xrma_seg_close(a), 0);
 	assert_rc(xrma_seg_close(c), 0);
 	assert_rc(xrma_ctx_close(ctx), 0);
@@ -543,6 +611,133 @@ static void test_two_fabrics_side_by_side(void **state)
 	assert_rc(xrma_ctx_close(cb), 0);
 }
 
+static int rseg_event(struct xrma_rseg *r, enum xrma_event_type want)
+{
+	struct xrma_event ev;
+	int ret = xrma_rseg_wait_event(r, MP_TIMEOUT_MS, &ev);
+
+	if (ret)
+		return ret;
+	return ev.type == want ? 0 : -XRMA_EPROTO;
+}
+
+static void test_link_down_and_up(void **state)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_seg *local;
+	struct xrma_rseg *r;
+	struct proc child;
+	enum xrma_rseg_state st;
+	struct xrma_seg_attr la = { .len = 4096, .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL,
+				    .flags = XRMA_SEG_PRIVATE };
+
+	(void)state;
+	assert_int_equal(proc_spawn(&child, fabric, 2, "exporter", "50"), 0);
+	assert_int_equal(proc_expect(child.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	assert_rc(ctx_open_node(fabric, 1, &ctx), 0);
+	assert_rc(xrma_seg_open(ctx, &la, &local), 0);
+	assert_rc(xrma_rseg_open(ctx, 2, 50, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0,
+				 MP_TIMEOUT_MS, &r), 0);
+	assert_rc(xrma_rseg_wait_event(r, 0, &(struct xrma_event){ 0 }), XRMA_ETIMEDOUT);
+	assert_rc(xrma_node_set_link(ctx, 2, false), 0);
+	assert_rc(rseg_event(r, XRMA_EVENT_NOT_OPERATIONAL), 0);
+	assert_rc(xrma_rseg_state(r, &st), 0);
+	assert_int_equal(st, XRMA_RSEG_NOT_OPERATIONAL);
+	/* While the link is down, transfers and registers fail, and probes find nobody. */
+	assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, 64), XRMA_ETRANSFER);
+	assert_rc(xrma_doorbell_ring(ctx, 2, 1), XRMA_ENETDOWN);
+	assert_non_null(strstr(xrma_error_detail(), "link"));
+	assert_rc(xrma_node_probe(ctx, 2, 100), XRMA_ENODEV);
+	assert_rc(xrma_node_set_link(ctx, 2, true), 0);
+	assert_rc(rseg_event(r, XRMA_EVENT_OPERATIONAL), 0);
+	assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, 64), 0);
+	assert_rc(xrma_node_probe(ctx, 2, 100), 0);
+	assert_rc(xrma_rseg_close(r), 0);
+	assert_rc(xrma_seg_close(local), 0);
+	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
+struct cb_count {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int n;
+};
+
+static void count_cb(void *arg, const void *data, size_t len)
+{
+	struct cb_count *c = arg;
+
+	(void)data;
+	(void)len;
+	pthread_mutex_lock(&c->lock);
+	c->n++;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void test_interrupts_across_processes(void **state)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_intr *intr;
+	struct proc child;
+	uint64_t number = XRMA_ID_ANY;
+	char data[16];
+	size_t len;
+	int plain = 0, with_data = 0;
+	struct cb_count c = { .n = 0 };
+
+	(void)state;
+	pthread_mutex_init(&c.lock, NULL);
+	pthread_cond_init(&c.cond, NULL);
+	assert_rc(ctx_open_node(fabric, 1, &ctx), 0);
+	assert_rc(xrma_intr_open(ctx, &number, 0, 0, 0, &intr), 0);
+	assert_int_equal(proc_spawn(&child, fabric, 2, "trigger", "callback"), 0);
+	assert_int_equal(proc_send(child.sock, number), 0);
+	assert_int_equal(proc_expect(child.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
+	/* 100 plain triggers and one with data, each taken exactly once. */
+	while (plain + with_data < 101) {
+		len = sizeof(data);
+		assert_rc(xrma_intr_wait(intr, MP_TIMEOUT_MS, data, &len), 0);
+		if (len) {
+			assert_int_equal(len, 5);
+			assert_memory_equal(data, "hello", 5);
+			with_data++;
+		} else {
+			plain++;
+		}
+	}
+	assert_int_equal(plain, 100);
+	assert_int_equal(with_data, 1);
+	assert_rc(xrma_intr_wait(intr, 0, NULL, NULL), XRMA_ETIMEDOUT);
+	/* With a callback set, triggers go to it. */
+	assert_rc(xrma_intr_set_callback(intr, count_cb, &c), 0);
+	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
+	pthread_mutex_lock(&c.lock);
+	{
+		uint64_t end = fixture_now_ms() + MP_TIMEOUT_MS;
+
+		while (c.n < 10 && fixture_now_ms() < end) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_sec += 1;
+			pthread_cond_timedwait(&c.cond, &c.lock, &ts);
+		}
+	}
+	assert_int_equal(c.n, 10);
+	pthread_mutex_unlock(&c.lock);
+	assert_rc(xrma_intr_close(intr), 0);
+	assert_int_equal(proc_send(child.sock, MSG_DONE), 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+	assert_int_equal(c.n, 10);
+	pthread_cond_destroy(&c.cond);
+	pthread_mutex_destroy(&c.lock);
+}
+
 static void test_three_importers(void **state)
 {
 	struct xrma_ctx *ctx;
@@ -605,6 +800,32 @@ static void test_other_user_cannot_import(void **state)
 	assert_rc(xrma_ctx_close(ctx), 0);
 }
 
+static void test_other_user_allowed_by_configuration(void **state)
+{
+	char fab[XRMA_NAME_MAX];
+	struct xrma_ctx *ctx;
+	struct xrma_seg *seg;
+	struct proc child;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("not root: cannot start a process of another user\n");
+		skip();
+	}
+	/* A fabric of its own: its directory files are made readable for the guest. */
+	fixture_fabric_name(fab, sizeof(fab), "ntb-guest");
+	setenv("XRMA_HOST_ALLOW_UIDS", "65534", 1);
+	assert_rc(ctx_open_node(fab, 1, &ctx), 0);
+	unsetenv("XRMA_HOST_ALLOW_UIDS");
+	assert_rc(seg_make(ctx, SEG_ID, 4096, NULL, 3, &seg), 0);
+	assert_int_equal(proc_spawn(&child, fab, 2, "other_user", "allowed"), 0);
+	assert_int_equal(proc_expect(child.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_seg_close(seg), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,8 +837,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_max_peers),
 		cmocka_unit_test(test_peer_killed_mid_transfer),
 		cmocka_unit_test(test_two_fabrics_side_by_side),
+		cmocka_unit_test(test_link_down_and_up),
+		cmocka_unit_test(test_interrupts_across_processes),
 		cmocka_unit_test(test_three_importers),
 		cmocka_unit_test(test_other_user_cannot_import),
+		cmocka_unit_test(test_other_user_allowed_by_configuration),
 	};
 	int rc;
 

@@ -536,6 +536,39 @@ static void test_intr_trigger_concurrent_threads_all_delivered(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, fixture_test_up, fixture_test_down)
 
+#ifdef TEST_INTR_MESSAGES_ONLY
+#include "core/registry.h"
+#include "providers/loopback/loopback.h"
+
+/*
+ * Loopback without load/store mapping or atomics: interrupts fall back to
+ * triggers as messages (the path providers without mapping, ofi, take), so
+ * this build of the suite covers that path while the plain build covers the
+ * trigger page.
+ */
+static struct xrma_caps messages_only_caps;
+static struct xrma_provider_ops messages_only_ops;
+static struct xrma_provider messages_only = {
+	.name = "loopback-messages",
+	.description = "loopback without mapping (interrupt message path)",
+	.caps = &messages_only_caps,
+	.ops = &messages_only_ops,
+};
+
+static void use_messages_only_provider(void)
+{
+	messages_only_caps = xrma_prov_loopback_caps;
+	messages_only_caps.flags &= ~(XRMA_CAP_MAP | XRMA_CAP_ATOMIC);
+	messages_only_ops = *xrma_prov_loopback.ops;
+	messages_only_ops.map = NULL;
+	messages_only_ops.unmap = NULL;
+	messages_only_ops.atomic = NULL;
+	if (xrma_registry_add(&messages_only) != 0)
+		abort();
+	setenv("XRMA_TEST_PROVIDER", messages_only.name, 1);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -561,5 +594,10 @@ int main(void)
 		T(test_intr_trigger_concurrent_threads_all_delivered),
 	};
 
+#ifdef TEST_INTR_MESSAGES_ONLY
+	use_messages_only_provider();
+	return cmocka_run_group_tests_name("intr (messages only)", tests, intr_group_up, intr_group_down);
+#else
 	return cmocka_run_group_tests_name("intr", tests, intr_group_up, intr_group_down);
+#endif
 }
