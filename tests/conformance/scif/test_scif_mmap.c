@@ -4,8 +4,9 @@
  * loads and stores through scif_mmap reach the peer's window pages both ways,
  * protection is checked against the window (EACCES) but does not restrict the
  * mapping, argument errors (EINVAL, ENXIO), a mapping outlives the endpoint,
- * and scif_munmap (its errors; plain memory goes to munmap). Skipped on
- * providers that cannot map.
+ * ranges over adjacent windows and SCIF_MAP_FIXED (where the provider's
+ * mappings are shared memory), and scif_munmap (its errors; plain memory goes
+ * to munmap). Skipped on providers that cannot map.
  */
 #include "tests/conformance/scif/scif_test.h"
 
@@ -93,6 +94,48 @@ static void test_scif_mmap_protection_is_checked_fails_eacces(void **state)
 	assert_scif_ok(scif_munmap((void *)m, PAGE));
 }
 
+static void test_scif_mmap_spans_adjacent_windows(void **state)
+{
+	volatile char *m;
+	void *raw;
+
+	(void)state;
+	/* 0x10000 (read-only) and 0x11000 (write-only) are adjacent: prot 0 asks neither. */
+	raw = scif_mmap(NULL, 2 * PAGE, 0, 0, pair.client, 0x10000);
+	if (raw == SCIF_MMAP_FAILED && errno == EOPNOTSUPP)
+		skip();   /* the provider's mappings cannot be placed side by side */
+	assert_true(raw != SCIF_MMAP_FAILED);
+	m = raw;
+	smem[2 * PAGE + 1] = 'x';
+	smem[3 * PAGE + 2] = 'y';
+	assert_int_equal(m[1], 'x');
+	assert_int_equal(m[PAGE + 2], 'y');
+	m[PAGE + 3] = 'w';
+	assert_int_equal(smem[3 * PAGE + 3], 'w');
+	assert_scif_ok(scif_munmap(raw, 2 * PAGE));
+}
+
+static void test_scif_mmap_fixed_places_at_addr(void **state)
+{
+	void *want = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	volatile char *m;
+
+	(void)state;
+	assert_true(want != MAP_FAILED);
+	m = scif_mmap(want, PAGE, RW, SCIF_MAP_FIXED, pair.client, 0);
+	if (m == SCIF_MMAP_FAILED && errno == EOPNOTSUPP) {
+		munmap(want, PAGE);
+		skip();
+	}
+	/* The mapping replaced what was there. */
+	assert_ptr_equal((void *)m, want);
+	m[11] = 'f';
+	assert_int_equal(smem[11], 'f');
+	assert_scif_ok(scif_munmap(want, PAGE));
+	assert_true(scif_mmap(NULL, PAGE, RW, SCIF_MAP_FIXED, pair.client, 0) == SCIF_MMAP_FAILED);
+	assert_int_equal(errno, EINVAL);
+}
+
 static void test_scif_mmap_bad_arguments(void **state)
 {
 	scif_epd_t c = pair.client;
@@ -171,6 +214,8 @@ int main(void)
 		cmocka_unit_test(test_scif_mmap_loads_and_stores_reach_the_window),
 		cmocka_unit_test(test_scif_mmap_offset_inside_window),
 		cmocka_unit_test(test_scif_mmap_protection_is_checked_fails_eacces),
+		cmocka_unit_test(test_scif_mmap_spans_adjacent_windows),
+		cmocka_unit_test(test_scif_mmap_fixed_places_at_addr),
 		cmocka_unit_test(test_scif_mmap_bad_arguments),
 		cmocka_unit_test(test_scif_munmap_of_plain_memory_unmaps_it),
 		cmocka_unit_test(test_scif_mapping_outlives_the_endpoint),
