@@ -7,6 +7,7 @@
  * handling, and scif_get_nodeIDs (§3.12). SCIF node ids are xrma node ids.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include "personalities/scif/scif_internal.h"
@@ -88,11 +89,20 @@ int xrma_scif_ctx(struct xrma_ctx **ctx)
 struct xrma_scif_ep *xrma_scif_ep_new(struct xrma_conn *conn)
 {
 	struct xrma_scif_ep *ep = calloc(1, sizeof(*ep));
+	int fl;
 
 	if (!ep)
 		return NULL;
 	ep->conn = conn;
 	ep->fd = xrma_conn_fd(conn);
+	/*
+	 * O_NONBLOCK on the descriptor is the program's request for a non-blocking
+	 * connect (MPSS), so it starts clear. The core never blocks on this eventfd
+	 * either way: it reads only a non-zero counter and writes only a zero one.
+	 */
+	fl = fcntl(ep->fd, F_GETFL);
+	if (fl >= 0 && (fl & O_NONBLOCK))
+		fcntl(ep->fd, F_SETFL, fl & ~O_NONBLOCK);
 	ep->refs = 1;
 	pthread_mutex_init(&ep->lock, NULL);
 	return ep;

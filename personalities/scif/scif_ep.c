@@ -7,8 +7,10 @@
  * program), so each can see the other's windows.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include "personalities/scif/scif_internal.h"
 
@@ -151,7 +153,8 @@ static int scif_handshake(struct xrma_scif_ep *ep)
 	int ret;
 
 	pthread_mutex_lock(&ep->lock);
-	ret = xrma_conn_peer(ep->conn, &ep->peer_node, &ep->peer_port);
+	/* A non-blocking connect's thread may get here after scif_close. */
+	ret = ep->closed ? -XRMA_ECANCELED : xrma_conn_peer(ep->conn, &ep->peer_node, &ep->peer_port);
 	if (!ret)
 		ret = xrma_scif_ras_setup(ep, &mine.ras_id);
 	pthread_mutex_unlock(&ep->lock);
@@ -166,7 +169,7 @@ static int scif_handshake(struct xrma_scif_ep *ep)
 	if (n >= 0 && (n != sizeof(theirs) || theirs.magic != XRMA_SCIF_HELLO_MAGIC))
 		n = -XRMA_ECONNRESET;
 	pthread_mutex_lock(&ep->lock);
-	ret = n < 0 ? (int)n : xrma_scif_ras_attach_peer(ep, theirs.ras_id);
+	ret = n < 0 ? (int)n : ep->closed ? -XRMA_ECANCELED : xrma_scif_ras_attach_peer(ep, theirs.ras_id);
 	if (ret)
 		xrma_scif_ras_teardown(ep);
 	else
@@ -175,16 +178,92 @@ static int scif_handshake(struct xrma_scif_ep *ep)
 	return ret;
 }
 
+struct connect_job {
+	struct xrma_scif_ep *ep;     /* referenced until the job ends */
+	uint32_t node, port;
+};
+
+/* Connect and handshake; the result waits in the endpoint for the next scif_connect. */
+static void *connect_main(void *arg)
+{
+	struct connect_job *job = arg;
+	struct xrma_scif_ep *ep = job->ep;
+	int ret = xrma_conn_connect(ep->conn, job->node, job->port, XRMA_TIMEOUT_INFINITE);
+
+	if (ret == -XRMA_EINVAL || ret == -XRMA_EHOSTUNREACH)
+		ret = -XRMA_ENODEV;
+	if (!ret)
+		ret = scif_handshake(ep);
+	__atomic_store_n(&ep->connect_result, ret, __ATOMIC_RELAXED);
+	__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_DONE, __ATOMIC_RELEASE);
+	xrma_scif_ep_put(ep);
+	free(job);
+	return NULL;
+}
+
+/*
+ * With O_NONBLOCK on the descriptor the connect runs on a thread of its own:
+ * EINPROGRESS now, SCIF_POLLOUT from scif_poll once done, and the result from
+ * the next scif_connect (a failed connect leaves the endpoint bound).
+ * Returns 1 for "in progress", else 0 or a core code.
+ */
+static int connect_nonblocking(struct xrma_scif_ep *ep, const struct scif_portID *dst)
+{
+	int state = __atomic_load_n(&ep->connect_state, __ATOMIC_ACQUIRE);
+	struct connect_job *job;
+	pthread_attr_t attr;
+	pthread_t thread;
+	int ret;
+
+	if (state == XRMA_SCIF_CONNECT_RUNNING)
+		return 1;
+	if (state == XRMA_SCIF_CONNECT_DONE) {
+		__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_IDLE, __ATOMIC_RELAXED);
+		return __atomic_load_n(&ep->connect_result, __ATOMIC_RELAXED);
+	}
+	job = malloc(sizeof(*job));
+	if (!job)
+		return -XRMA_ENOMEM;
+	*job = (struct connect_job){ .ep = ep, .node = dst->node, .port = dst->port };
+	__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_RUNNING, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&ep->refs, 1, __ATOMIC_RELAXED);   /* we hold one: not the last */
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = pthread_create(&thread, &attr, connect_main, job) ? -XRMA_ENOMEM : 1;
+	pthread_attr_destroy(&attr);
+	if (ret < 0) {
+		__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_IDLE, __ATOMIC_RELAXED);
+		xrma_scif_ep_put(ep);
+		free(job);
+	}
+	return ret;
+}
+
+/* Drop the caller's reference and turn a non-blocking step's result into SCIF's. */
+static int connect_finish(struct xrma_scif_ep *ep, int ret)
+{
+	xrma_scif_ep_put(ep);
+	if (ret == 1) {
+		errno = EINPROGRESS;
+		return -1;
+	}
+	return ret ? xrma_scif_fail(ret) : 0;
+}
+
 int scif_connect(scif_epd_t epd, struct scif_portID *dst)
 {
 	struct xrma_scif_ep *ep;
 	enum xrma_conn_state state;
 	uint32_t port;
-	int ret;
+	int ret, fl;
 
 	ret = ep_state(epd, &ep, &state);
 	if (ret)
 		return xrma_scif_fail(ret);
+	fl = fcntl(ep->fd, F_GETFL);
+	if (fl >= 0 && (fl & O_NONBLOCK) &&
+	    __atomic_load_n(&ep->connect_state, __ATOMIC_ACQUIRE) != XRMA_SCIF_CONNECT_IDLE)
+		return connect_finish(ep, connect_nonblocking(ep, dst));
 	if (!dst || state == XRMA_CONN_LISTENING || dst->port == 0)
 		ret = -XRMA_EINVAL;
 	else if (state_connected(state))
@@ -192,6 +271,8 @@ int scif_connect(scif_epd_t epd, struct scif_portID *dst)
 	/* An unbound endpoint gets a port outside the reserved range, as scif_bind(epd, 0). */
 	else if (state == XRMA_CONN_UNBOUND)
 		ret = bind_any(ep->conn, &port);
+	if (!ret && fl >= 0 && (fl & O_NONBLOCK))
+		return connect_finish(ep, connect_nonblocking(ep, dst));
 	if (!ret) {
 		ret = xrma_conn_connect(ep->conn, dst->node, dst->port, XRMA_TIMEOUT_INFINITE);
 		if (ret == -XRMA_EINVAL || ret == -XRMA_EHOSTUNREACH)

@@ -96,6 +96,16 @@ struct xrma_scif_ep {
 	struct xrma_scif_import *imports;
 	size_t nimports, imports_cap;
 	bool async_used;                     /* completions of failed async RMAs may queue */
+
+	/* Non-blocking connect (O_NONBLOCK on the descriptor); atomic, no lock. */
+	int connect_state;                   /* XRMA_SCIF_CONNECT_* */
+	int connect_result;                  /* 0 or a core code, once DONE */
+};
+
+enum {
+	XRMA_SCIF_CONNECT_IDLE = 0,
+	XRMA_SCIF_CONNECT_RUNNING,
+	XRMA_SCIF_CONNECT_DONE,
 };
 
 /*

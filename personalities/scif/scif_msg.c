@@ -84,6 +84,14 @@ static int poll_once(struct scif_pollepd *epds, unsigned int nepds, bool *want_o
 				xrma_scif_ep_put(ep);
 			revents = SCIF_POLLNVAL;
 		} else {
+			int connect = __atomic_load_n(&ep->connect_state, __ATOMIC_ACQUIRE);
+
+			/* A non-blocking connect is writable once done, in error if it failed. */
+			if (connect == XRMA_SCIF_CONNECT_RUNNING)
+				core &= ~XRMA_POLLOUT;
+			else if (connect == XRMA_SCIF_CONNECT_DONE)
+				core |= XRMA_POLLOUT |
+					(__atomic_load_n(&ep->connect_result, __ATOMIC_RELAXED) ? XRMA_POLLERR : 0);
 			xrma_scif_ep_put(ep);
 			if (core & XRMA_POLLIN)
 				revents |= SCIF_POLLIN;

@@ -3,10 +3,12 @@
  * tests/conformance/scif/test_scif_ep.c: endpoints and connections (§3.1-3.3,
  * §3.10, §3.12): open/close, bind and the port rules, listen, connect (refused,
  * bad node, twice), accept (blocking, non-blocking, flags), descriptors that
- * poll/select/epoll accept, scif_poll, scif_get_nodeIDs, bad descriptors.
+ * poll/select/epoll accept, scif_poll, scif_get_nodeIDs, bad descriptors, and
+ * non-blocking connect (O_NONBLOCK, EINPROGRESS, SCIF_POLLOUT).
  */
 #include "tests/conformance/scif/scif_test.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -366,6 +368,75 @@ static void test_scif_close_wakes_blocked_accept(void **state)
 	assert_int_equal(fixture_join(thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
 }
 
+static void test_scif_connect_nonblocking_completes_by_poll(void **state)
+{
+	scif_epd_t l = scif_open(), c = scif_open(), s;
+	struct scif_portID dst = { .node = scif_test_self() }, peer;
+	struct scif_pollepd pe = { .events = SCIF_POLLOUT };
+	char ch = 'n';
+	int port;
+
+	(void)state;
+	port = scif_bind(l, 0);
+	assert_scif_ok(scif_listen(l, 1));
+	dst.port = (uint16_t)port;
+	assert_int_equal(fcntl(scif_get_fd(c), F_SETFL, fcntl(scif_get_fd(c), F_GETFL) | O_NONBLOCK), 0);
+	assert_scif_errno(scif_connect(c, &dst), EINPROGRESS);
+	/* Not writable until accepted. */
+	pe.epd = c;
+	assert_int_equal(scif_poll(&pe, 1, 0), 0);
+	assert_scif_errno(scif_connect(c, &dst), EINPROGRESS);
+	assert_scif_ok(scif_accept(l, &peer, &s, SCIF_ACCEPT_SYNC));
+	assert_int_equal(scif_poll(&pe, 1, SCIF_TEST_TIMEOUT_MS), 1);
+	assert_int_equal(pe.revents, SCIF_POLLOUT);
+	/* The next call reports the outcome; the one after sees a connected endpoint. */
+	assert_scif_ok(scif_connect(c, &dst));
+	assert_scif_errno(scif_connect(c, &dst), EISCONN);
+	assert_int_equal(scif_send(c, &ch, 1, SCIF_SEND_BLOCK), 1);
+	ch = 0;
+	assert_int_equal(scif_recv(s, &ch, 1, SCIF_RECV_BLOCK), 1);
+	assert_int_equal(ch, 'n');
+	assert_scif_ok(scif_close(c));
+	assert_scif_ok(scif_close(s));
+	assert_scif_ok(scif_close(l));
+}
+
+static void test_scif_connect_nonblocking_refused(void **state)
+{
+	scif_epd_t a = scif_open(), c = scif_open();
+	struct scif_portID dst = { .node = scif_test_self() };
+	struct scif_pollepd pe = { .events = SCIF_POLLOUT };
+	int rc;
+
+	(void)state;
+	dst.port = (uint16_t)scif_bind(a, 0);   /* bound, nobody listens */
+	assert_int_equal(fcntl(c, F_SETFL, O_NONBLOCK), 0);
+	rc = scif_connect(c, &dst);
+	assert_int_equal(rc, -1);
+	assert_int_equal(errno, EINPROGRESS);
+	pe.epd = c;
+	assert_int_equal(scif_poll(&pe, 1, SCIF_TEST_TIMEOUT_MS), 1);
+	assert_true(pe.revents & SCIF_POLLERR);
+	assert_scif_errno(scif_connect(c, &dst), ECONNREFUSED);
+	assert_scif_ok(scif_close(c));
+	assert_scif_ok(scif_close(a));
+}
+
+static void test_scif_close_during_nonblocking_connect(void **state)
+{
+	scif_epd_t l = scif_open(), c = scif_open();
+	struct scif_portID dst = { .node = scif_test_self() };
+
+	(void)state;
+	dst.port = (uint16_t)scif_bind(l, 0);
+	assert_scif_ok(scif_listen(l, 1));
+	assert_int_equal(fcntl(c, F_SETFL, O_NONBLOCK), 0);
+	assert_scif_errno(scif_connect(c, &dst), EINPROGRESS);
+	/* Nobody accepts; closing both ends the attempt without a hang or a leak. */
+	assert_scif_ok(scif_close(c));
+	assert_scif_ok(scif_close(l));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +459,9 @@ int main(void)
 		cmocka_unit_test(test_scif_get_nodeIDs_lists_self),
 		cmocka_unit_test(test_scif_close_listener_leaves_connections),
 		cmocka_unit_test(test_scif_close_wakes_blocked_accept),
+		cmocka_unit_test(test_scif_connect_nonblocking_completes_by_poll),
+		cmocka_unit_test(test_scif_connect_nonblocking_refused),
+		cmocka_unit_test(test_scif_close_during_nonblocking_connect),
 	};
 
 	scif_test_env("scif-ep");
