@@ -25,6 +25,8 @@
 /* Bound on the handshake after connect/accept (the peer sends at once). */
 #define XRMA_SCIF_HANDSHAKE_MS 10000
 #define XRMA_SCIF_DMAQ_DEPTH 1024
+/* Registrations of callers' pages kept for SCIF_RMA_USECACHE, per endpoint. */
+#define XRMA_SCIF_VCACHE 8
 
 /*
  * The table an endpoint shares with its peer (a provider-allocated, exported
@@ -96,6 +98,13 @@ struct xrma_scif_ep {
 	struct xrma_scif_import *imports;
 	size_t nimports, imports_cap;
 	bool async_used;                     /* completions of failed async RMAs may queue */
+	struct {                             /* SCIF_RMA_USECACHE: [base, +len) as a segment */
+		uintptr_t base;
+		size_t len;
+		struct xrma_seg *seg;
+		uint64_t used;               /* last use, for eviction */
+	} vcache[XRMA_SCIF_VCACHE];
+	uint64_t vcache_clock;
 
 	/* Non-blocking connect (O_NONBLOCK on the descriptor); atomic, no lock. */
 	int connect_state;                   /* XRMA_SCIF_CONNECT_* */
@@ -141,6 +150,9 @@ uint64_t xrma_scif_backing_id(const struct xrma_scif_backing *backing);
 bool xrma_scif_backing_put(struct xrma_scif_backing *backing, bool retire);
 /* Free a backing whose segment is closed. */
 void xrma_scif_backing_free(struct xrma_scif_backing *backing);
+
+/* scif_rma.c: let go of the SCIF_RMA_USECACHE registrations (ep->lock held). */
+void xrma_scif_vcache_drop(struct xrma_scif_ep *ep);
 
 /* scif_errors.c: the one table from core codes to errno. Sets errno, returns -1. */
 int xrma_scif_errno(int core);

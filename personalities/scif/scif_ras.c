@@ -197,6 +197,7 @@ void xrma_scif_ras_teardown(struct xrma_scif_ep *ep)
 {
 	if (ep->dmaq)
 		xrma_dmaq_drain(ep->dmaq, XRMA_TIMEOUT_INFINITE);
+	xrma_scif_vcache_drop(ep);
 	xrma_scif_imports_sweep(ep, true);
 	for (size_t i = 0; i < ep->nimports; i++)   /* still busy: leave them to the core's teardown */
 		xrma_rseg_close(ep->imports[i].rseg);

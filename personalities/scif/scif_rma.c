@@ -122,15 +122,62 @@ static int rma_window(scif_epd_t epd, off_t loffset, size_t len, off_t roffset, 
 	return ret ? xrma_scif_fail(ret) : 0;
 }
 
+/*
+ * SCIF_RMA_USECACHE: keep the registration of the caller's pages for later
+ * calls over the same pages. The segment names the virtual range, so a call
+ * after the program remapped it moves the pages backing it then, as a v-call
+ * must. Returns the cached segment covering [base, +len) (and where it
+ * starts), or NULL.
+ */
+static struct xrma_seg *vcache_find(struct xrma_scif_ep *ep, uintptr_t base, size_t len, uintptr_t *start)
+{
+	for (size_t i = 0; i < XRMA_SCIF_VCACHE; i++) {
+		if (ep->vcache[i].seg && base >= ep->vcache[i].base &&
+		    base + len <= ep->vcache[i].base + ep->vcache[i].len) {
+			ep->vcache[i].used = ++ep->vcache_clock;
+			*start = ep->vcache[i].base;
+			return ep->vcache[i].seg;
+		}
+	}
+	return NULL;
+}
+
+/* Keep seg in the cache, evicting the least recently used entry. */
+static void vcache_keep(struct xrma_scif_ep *ep, uintptr_t base, size_t len, struct xrma_seg *seg)
+{
+	size_t victim = 0;
+
+	for (size_t i = 1; i < XRMA_SCIF_VCACHE; i++)
+		if (ep->vcache[i].used < ep->vcache[victim].used)
+			victim = i;
+	if (ep->vcache[victim].seg)
+		xrma_scif_retire(ep->vcache[victim].seg, NULL);
+	ep->vcache[victim].base = base;
+	ep->vcache[victim].len = len;
+	ep->vcache[victim].seg = seg;
+	ep->vcache[victim].used = ++ep->vcache_clock;
+}
+
+void xrma_scif_vcache_drop(struct xrma_scif_ep *ep)
+{
+	for (size_t i = 0; i < XRMA_SCIF_VCACHE; i++) {
+		if (ep->vcache[i].seg)
+			xrma_scif_retire(ep->vcache[i].seg, NULL);
+		ep->vcache[i].seg = NULL;
+	}
+}
+
 static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, int flags,
 		       enum xrma_rma_op op)
 {
 	uintptr_t base = (uintptr_t)addr & ~(uintptr_t)(XRMA_SCIF_PAGE - 1);
 	struct xrma_seg_attr attr = { .id = XRMA_ID_ANY, .flags = XRMA_SEG_PRIVATE,
 				      .access = XRMA_ACCESS_LOCAL_READ | XRMA_ACCESS_LOCAL_WRITE };
+	uintptr_t seg_base = base;
 	struct xrma_scif_ep *ep;
 	struct xrma_ctx *ctx;
 	struct xrma_iov iov;
+	bool cached;
 	int ret;
 
 	ret = rma_checks(flags, roffset, len);
@@ -144,15 +191,20 @@ static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, in
 	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
 		return xrma_scif_fail(ret);
-	ret = xrma_scif_ctx(&ctx);
-	if (!ret)
+	iov.seg = flags & SCIF_RMA_USECACHE ? vcache_find(ep, base, attr.len, &seg_base) : NULL;
+	cached = iov.seg != NULL;
+	ret = cached ? 0 : xrma_scif_ctx(&ctx);
+	if (!ret && !cached)
 		ret = xrma_seg_open(ctx, &attr, &iov.seg);
 	if (!ret) {
-		iov.offset = (uintptr_t)addr - base;
+		iov.offset = (uintptr_t)addr - seg_base;
 		iov.len = len;
 		ret = rma_post(ep, op, &iov, 1, (uint64_t)roffset, len, flags);
 		/* An asynchronous transfer keeps the segment busy: it closes once done. */
-		xrma_scif_retire(iov.seg, NULL);
+		if (flags & SCIF_RMA_USECACHE && !cached)
+			vcache_keep(ep, base, attr.len, iov.seg);
+		else if (!cached)
+			xrma_scif_retire(iov.seg, NULL);
 	}
 	xrma_scif_ep_leave(ep);
 	return ret ? xrma_scif_fail(ret) : 0;

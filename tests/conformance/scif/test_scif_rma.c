@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "tests/helpers/fixture.h"
 
 #define PAGE SCIF_TEST_PAGE
@@ -126,6 +127,30 @@ static void test_scif_vwriteto_vreadfrom_use_plain_memory(void **state)
 	assert_int_equal(fixture_pattern_check(buf + 1, 2 * PAGE + 50, 8, 0), FIXTURE_MATCH);
 	assert_scif_errno(scif_vwriteto(pair.client, NULL, 8, 0x200000, 0), EFAULT);
 	free(buf);
+}
+
+static void test_scif_vrma_usecache_follows_the_pages(void **state)
+{
+	char *buf = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)state;
+	assert_true(buf != MAP_FAILED);
+	for (int round = 0; round < 3; round++) {
+		fixture_pattern(buf, 2 * PAGE, (uint8_t)(0x30 + round), 0);
+		assert_scif_ok(scif_vwriteto(pair.client, buf, 2 * PAGE, 0x200000,
+					     SCIF_RMA_SYNC | SCIF_RMA_USECACHE));
+		assert_int_equal(fixture_pattern_check(rmem, 2 * PAGE, (uint8_t)(0x30 + round), 0),
+				 FIXTURE_MATCH);
+		/* New pages at the same address: a cached registration must move them, not the old. */
+		assert_true(mmap(buf, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+				 -1, 0) == buf);
+	}
+	/* Reads through the cache land in the pages mapped now. */
+	fixture_pattern(rmem, PAGE, 0x3f, 0);
+	assert_scif_ok(scif_vreadfrom(pair.client, buf + 100, 500, 0x200000 + 100,
+				      SCIF_RMA_SYNC | SCIF_RMA_USECACHE));
+	assert_int_equal(fixture_pattern_check(buf + 100, 500, 0x3f, 100), FIXTURE_MATCH);
+	munmap(buf, 2 * PAGE);
 }
 
 static void test_scif_rma_spans_adjacent_windows(void **state)
@@ -254,6 +279,7 @@ int main(void)
 		cmocka_unit_test_setup(test_scif_readfrom_sync_and_usecpu, rma_reset),
 		cmocka_unit_test_setup(test_scif_async_rma_completes_by_fence, rma_reset),
 		cmocka_unit_test_setup(test_scif_vwriteto_vreadfrom_use_plain_memory, rma_reset),
+		cmocka_unit_test_setup(test_scif_vrma_usecache_follows_the_pages, rma_reset),
 		cmocka_unit_test_setup(test_scif_rma_spans_adjacent_windows, rma_reset),
 		cmocka_unit_test_setup(test_scif_rma_outside_windows_fails_enxio, rma_reset),
 		cmocka_unit_test_setup(test_scif_rma_protection_fails_eacces, rma_reset),
