@@ -9,6 +9,7 @@
 #include "tests/conformance/scif/scif_test.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tests/helpers/fixture.h"
@@ -91,12 +92,14 @@ struct reader {
 	int len;
 	int rc;
 	int err;
+	pid_t tid;   /* set once running */
 };
 
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 
+	__atomic_store_n(&r->tid, fixture_gettid(), __ATOMIC_RELEASE);
 	r->rc = scif_recv(r->epd, r->buf, r->len, SCIF_RECV_BLOCK);
 	r->err = errno;
 	return NULL;
@@ -205,6 +208,30 @@ static void test_scif_blocked_recv_with_nothing_fails_econnreset(void **state)
 	assert_int_equal(r.err, ECONNRESET);
 }
 
+static void test_scif_close_wakes_own_blocked_recv(void **state)
+{
+	struct scif_test_pair p;
+	char buf[8];
+	struct reader r = { .buf = buf, .len = 8, .rc = 1 };
+	pthread_t thread;
+
+	(void)state;
+	scif_test_pair_open(&p);
+	r.epd = p.server;
+	assert_int_equal(pthread_create(&thread, NULL, reader_main, &r), 0);
+	while (!__atomic_load_n(&r.tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	/* Close while it waits inside scif_recv, not before it got there. */
+	assert_int_equal(fixture_wait_blocked(r.tid, SCIF_TEST_TIMEOUT_MS), 0);
+	assert_scif_ok(scif_close(p.server));
+	p.server = -1;
+	assert_int_equal(fixture_join(thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
+	/* Woken with nothing moved (§3.10.1 step 3); EBADF if the close came first. */
+	assert_int_equal(r.rc, -1);
+	assert_true(r.err == ECONNRESET || r.err == EBADF);
+	scif_test_pair_close(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_scif_recv_drains_after_peer_close_then_econnreset),
 		cmocka_unit_test(test_scif_blocked_recv_wakes_on_peer_close),
 		cmocka_unit_test(test_scif_blocked_recv_with_nothing_fails_econnreset),
+		cmocka_unit_test(test_scif_close_wakes_own_blocked_recv),
 	};
 
 	scif_test_env("scif-msg");

@@ -9,6 +9,7 @@
  */
 #include "tests/conformance/scif/scif_test.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -243,6 +244,46 @@ static void test_scif_rma_bad_flags_and_length_fail_einval(void **state)
 	assert_scif_errno(scif_vreadfrom(c, lmem, 0, 0x200000, 0), EINVAL);
 }
 
+struct rma_thread {
+	scif_epd_t epd;
+	int slot;
+	int rc;
+};
+
+/* Each thread writes its own page, many times, mixing sync and async RMAs. */
+static void *rma_thread_main(void *arg)
+{
+	struct rma_thread *t = arg;
+	off_t at = t->slot * (off_t)PAGE;
+
+	t->rc = 0;
+	for (int i = 0; i < 200 && !t->rc; i++)
+		t->rc = scif_writeto(t->epd, 0x100000 + at, PAGE, 0x200000 + at, i % 3 ? 0 : SCIF_RMA_SYNC);
+	return NULL;
+}
+
+static void test_scif_rma_from_many_threads(void **state)
+{
+	struct rma_thread t[4];
+	pthread_t thread[4];
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		fixture_pattern(lmem + i * PAGE, PAGE, (uint8_t)(0x50 + i), 0);
+	for (int i = 0; i < 4; i++) {
+		t[i] = (struct rma_thread){ .epd = pair.client, .slot = i, .rc = 1 };
+		assert_int_equal(pthread_create(&thread[i], NULL, rma_thread_main, &t[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(fixture_join(thread[i], SCIF_TEST_TIMEOUT_MS * 2, NULL), 0);
+		assert_int_equal(t[i].rc, 0);
+	}
+	wait_self(pair.client);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(fixture_pattern_check(rmem + i * PAGE, PAGE, (uint8_t)(0x50 + i), 0),
+				 FIXTURE_MATCH);
+}
+
 static void test_scif_rma_needs_a_connection(void **state)
 {
 	scif_epd_t lone = scif_open();
@@ -284,6 +325,7 @@ int main(void)
 		cmocka_unit_test_setup(test_scif_rma_outside_windows_fails_enxio, rma_reset),
 		cmocka_unit_test_setup(test_scif_rma_protection_fails_eacces, rma_reset),
 		cmocka_unit_test_setup(test_scif_rma_bad_flags_and_length_fail_einval, rma_reset),
+		cmocka_unit_test_setup(test_scif_rma_from_many_threads, rma_reset),
 		cmocka_unit_test(test_scif_rma_needs_a_connection),
 		cmocka_unit_test(test_scif_rma_after_peer_close_fails_econnreset),
 	};
