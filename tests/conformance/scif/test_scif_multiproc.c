@@ -199,7 +199,7 @@ static void host_write_and_check(scif_epd_t epd, char *mem, uint8_t seed)
 
 static void test_scif_two_processes(void **state)
 {
-	char *mem = scif_test_pages(4), *copy = scif_test_pages(4);
+	char *mem, *copy;
 	uint16_t nodes[8], self;
 	struct proc child;
 	scif_epd_t epd;
@@ -209,6 +209,8 @@ static void test_scif_two_processes(void **state)
 
 	(void)state;
 	need_multiproc();
+	mem = scif_test_pages(4);
+	copy = scif_test_pages(4);
 	epd = card_start(&child, 1, "card");
 	assert_int_equal(scif_get_nodeIDs(nodes, 8, &self), 2);
 	assert_int_equal(self, 0);
@@ -244,13 +246,15 @@ static void test_scif_two_processes(void **state)
 
 static void test_scif_three_processes(void **state)
 {
-	char *mem[2] = { scif_test_pages(4), scif_test_pages(4) };
+	char *mem[2];
 	uint16_t nodes[8], self;
 	struct proc child[2];
 	scif_epd_t epd[2];
 
 	(void)state;
 	need_multiproc();
+	mem[0] = scif_test_pages(4);
+	mem[1] = scif_test_pages(4);
 	for (int i = 0; i < 2; i++) {
 		epd[i] = card_start(&child[i], (uint16_t)(1 + i), "card");
 		assert_int_equal(scif_register(epd[i], mem[i], 4 * PAGE, HOST_WIN, RW, SCIF_MAP_FIXED),
@@ -273,7 +277,7 @@ static void test_scif_three_processes(void **state)
 
 static void test_scif_peer_killed_mid_rma(void **state)
 {
-	char *mem = scif_test_pages(VICTIM_LEN / PAGE);
+	char *mem;
 	struct proc child;
 	scif_epd_t epd;
 	int rc = 0;
@@ -281,6 +285,7 @@ static void test_scif_peer_killed_mid_rma(void **state)
 
 	(void)state;
 	need_multiproc();
+	mem = scif_test_pages(VICTIM_LEN / PAGE);
 	epd = card_start(&child, 1, "victim");
 	assert_int_equal(scif_register(epd, mem, VICTIM_LEN, 0, RW, SCIF_MAP_FIXED), 0);
 	for (int i = 0; i < 4; i++)
