@@ -198,9 +198,8 @@ void xrma_scif_ras_teardown(struct xrma_scif_ep *ep)
 	if (ep->dmaq)
 		xrma_dmaq_drain(ep->dmaq, XRMA_TIMEOUT_INFINITE);
 	xrma_scif_vcache_drop(ep);
+	/* The queue drained, so no import is in a transfer: all of them close. */
 	xrma_scif_imports_sweep(ep, true);
-	for (size_t i = 0; i < ep->nimports; i++)   /* still busy: leave them to the core's teardown */
-		xrma_rseg_close(ep->imports[i].rseg);
 	ep->nimports = 0;
 	if (ep->peer_ras) {
 		xrma_rseg_unmap(ep->peer_ras_rseg, ep->peer_ras);
@@ -235,13 +234,19 @@ void xrma_scif_ras_teardown(struct xrma_scif_ep *ep)
 	ep->connected = false;
 }
 
-/* Where [*offset, +len) goes in the sorted list; returns the insert index or a negative code. */
+/*
+ * Where [*offset, +len) goes in the sorted list; returns the insert index or a
+ * negative code. Without FIXED the offset is a hint: the first free range at or
+ * above it, else the first free range from 0.
+ */
 static long ras_place(struct xrma_scif_ep *ep, uint64_t *offset, size_t len, bool fixed)
 {
-	uint64_t at = fixed ? *offset : (*offset + XRMA_SCIF_PAGE - 1) & ~(uint64_t)(XRMA_SCIF_PAGE - 1);
-	size_t i = 0;
+	uint64_t hint = (*offset + XRMA_SCIF_PAGE - 1) & ~(uint64_t)(XRMA_SCIF_PAGE - 1);
+	uint64_t at = fixed ? *offset : hint;
+	size_t i;
 
-	for (; i < ep->nwindows; i++) {
+again:
+	for (i = 0; i < ep->nwindows; i++) {
 		const struct xrma_scif_window *w = &ep->windows[i];
 
 		if (w->offset + w->len <= at)
@@ -252,8 +257,15 @@ static long ras_place(struct xrma_scif_ep *ep, uint64_t *offset, size_t len, boo
 			return -XRMA_EADDRINUSE;
 		at = w->offset + w->len;
 	}
-	if (at > RAS_OFFSET_LIMIT - len)
-		return fixed ? -XRMA_EADDRINUSE : -XRMA_ENOMEM;
+	if (at > RAS_OFFSET_LIMIT - len) {
+		if (fixed)
+			return -XRMA_EADDRINUSE;
+		if (hint) {
+			hint = at = 0;
+			goto again;
+		}
+		return -XRMA_ENOMEM;
+	}
 	*offset = at;
 	return (long)i;
 }

@@ -47,7 +47,7 @@ static void test_scif_register_fixed_places_exactly(void **state)
 
 static void test_scif_register_chooses_free_aligned_offsets(void **state)
 {
-	off_t a, b, c;
+	off_t a, b, c, d;
 
 	(void)state;
 	a = scif_register(pair.client, mem, 2 * PAGE, 0, RW, 0);
@@ -60,9 +60,13 @@ static void test_scif_register_chooses_free_aligned_offsets(void **state)
 	c = scif_register(pair.client, mem, PAGE, a + 1, RW, 0);
 	assert_true(c >= 0 && c % PAGE == 0);
 	assert_true(c >= a + 2 * (off_t)PAGE || c + (off_t)PAGE <= a);
+	/* A hint with no room above it starts again from 0. */
+	d = scif_register(pair.client, mem, 2 * PAGE, ((off_t)1 << 62) - PAGE, RW, 0);
+	assert_true(d >= 0 && d % PAGE == 0 && d + 2 * (off_t)PAGE <= ((off_t)1 << 62));
 	assert_scif_ok(scif_unregister(pair.client, a, 2 * PAGE));
 	assert_scif_ok(scif_unregister(pair.client, b, PAGE));
 	assert_scif_ok(scif_unregister(pair.client, c, PAGE));
+	assert_scif_ok(scif_unregister(pair.client, d, 2 * PAGE));
 }
 
 static void test_scif_register_bad_arguments_fail_einval(void **state)
