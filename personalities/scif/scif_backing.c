@@ -66,18 +66,20 @@ static void former_add(uint64_t ino)
 
 enum range_kind { RANGE_OTHER, RANGE_ANON, RANGE_SHARED };
 
+/* One line of /proc/self/maps; *name points into line (the path, or ""). */
 static bool maps_line(const char *line, uintptr_t *lo, uintptr_t *hi, char *perms, uint64_t *off,
-		      uint64_t *ino, char *path)
+		      uint64_t *ino, const char **name)
 {
 	unsigned long long o, i;
 	char dev[16];
+	int end = 0;
 
-	path[0] = 0;
-	if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %15s %llu %255[^\n]", lo, hi, perms, &o, dev,
-		   &i, path) < 6)
+	if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %15s %llu%n", lo, hi, perms, &o, dev, &i,
+		   &end) < 6)
 		return false;
 	*off = o;
 	*ino = i;
+	*name = line + end + strspn(line + end, " ");
 	return true;
 }
 
@@ -91,23 +93,25 @@ static enum range_kind range_classify(uintptr_t start, uintptr_t end, uint64_t *
 	enum range_kind kind = RANGE_OTHER;
 	uintptr_t at = start;
 	bool first = true;
-	char line[512];
+	char *line = NULL;
+	size_t cap = 0;
 
 	if (!maps)
 		return RANGE_OTHER;
-	while (at < end && fgets(line, sizeof(line), maps)) {
+	while (at < end && getline(&line, &cap, maps) > 0) {
 		uintptr_t lo, hi;
 		uint64_t off, inode;
-		char perms[8], path[256];
+		char perms[8];
 		enum range_kind this = RANGE_OTHER;
 		const char *name;
 
-		if (!maps_line(line, &lo, &hi, perms, &off, &inode, path) || hi <= at)
+		line[strcspn(line, "\n")] = 0;
+		if (!maps_line(line, &lo, &hi, perms, &off, &inode, &name) || hi <= at)
 			continue;
 		if (lo > at)
 			break;   /* a hole */
-		name = path + strspn(path, " ");
-		if (!inode && perms[3] == 'p' && (!*name || !strcmp(name, "[heap]")))
+		/* Writable private anonymous memory only: moving it changes nothing the program sees. */
+		if (!inode && perms[1] == 'w' && perms[3] == 'p' && (!*name || !strcmp(name, "[heap]")))
 			this = RANGE_ANON;
 		else if (inode && perms[3] == 's')
 			this = RANGE_SHARED;
@@ -122,6 +126,7 @@ static enum range_kind range_classify(uintptr_t start, uintptr_t end, uint64_t *
 		}
 		at = hi;
 	}
+	free(line);
 	fclose(maps);
 	return at >= end ? kind : RANGE_OTHER;
 }
