@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,14 +38,24 @@ void scif_bench_die(const char *what)
 	exit(1);
 }
 
+/* A header page in front of the pages records the length. */
 void *scif_bench_pages(size_t len)
 {
-	void *p = NULL;
+	size_t span = ((len ? len : 1) + SCIF_BENCH_PAGE - 1) / SCIF_BENCH_PAGE * SCIF_BENCH_PAGE;
+	char *base = mmap(NULL, span + SCIF_BENCH_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
 
-	if (posix_memalign(&p, SCIF_BENCH_PAGE, len ? len : SCIF_BENCH_PAGE))
-		scif_bench_die("posix_memalign");
-	memset(p, 0, len);
-	return p;
+	if (base == MAP_FAILED)
+		scif_bench_die("mmap");
+	*(size_t *)base = span;
+	return base + SCIF_BENCH_PAGE;
+}
+
+void scif_bench_free(void *pages)
+{
+	char *base = (char *)pages - SCIF_BENCH_PAGE;
+
+	munmap(base, *(size_t *)base + SCIF_BENCH_PAGE);
 }
 
 static void link_send(int sock, uint64_t v)
@@ -99,8 +110,8 @@ static int card_run(const struct card_args *a)
 	}
 	scif_unregister(epd, 0, a->window);
 	scif_close(epd);
-	free(win);
-	free(buf);
+	scif_bench_free(win);
+	scif_bench_free(buf);
 	return 0;
 }
 

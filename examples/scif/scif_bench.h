@@ -52,7 +52,11 @@ void scif_bench_stop(struct scif_bench *b);
 /* Exit with a message naming the failed call and errno. */
 void scif_bench_die(const char *what);
 
-/* Page-aligned, zeroed memory (exits on failure). */
+/*
+ * Zeroed pages of an anonymous mapping of their own (exits on failure), which
+ * libscif can move onto shareable memory; free with scif_bench_free.
+ */
 void *scif_bench_pages(size_t len);
+void scif_bench_free(void *pages);
 
 #endif

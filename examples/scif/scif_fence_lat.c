@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 		scif_munmap(map, SCIF_BENCH_PAGE);
 	scif_unregister(b.epd, HOST_WIN, SCIF_BENCH_PAGE);
 	scif_bench_stop(&b);
-	free(local);
-	free(f.raw);
+	scif_bench_free(local);
+	scif_bench_free(f.raw);
 	return 0;
 }

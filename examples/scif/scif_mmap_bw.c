@@ -76,7 +76,7 @@ int main(int argc, char **argv)
 	}
 	scif_munmap(map, opts.max_size);
 	scif_bench_stop(&b);
-	free(m.local);
-	free(m.other);
+	scif_bench_free(m.local);
+	scif_bench_free(m.other);
 	return 0;
 }

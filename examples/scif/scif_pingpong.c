@@ -70,6 +70,6 @@ int main(int argc, char **argv)
 		bench_row(&opts, len, opts.iterations, med / 2, min / 2, bmed / 2, bmin / 2);
 	}
 	scif_bench_stop(&b);
-	free(p.buf);
+	scif_bench_free(p.buf);
 	return 0;
 }

@@ -159,8 +159,8 @@ int main(int argc, char **argv)
 	}
 	scif_unregister(b.epd, HOST_WIN, opts.max_size);
 	scif_bench_stop(&b);
-	free(r.local);
-	free(r.plain);
-	free(r.copy);
+	scif_bench_free(r.local);
+	scif_bench_free(r.plain);
+	scif_bench_free(r.copy);
 	return 0;
 }

@@ -4,13 +4,14 @@
  * 4-6). A window represents the pages that backed its range when it was
  * registered, even if the program maps something else there later, and two
  * windows over the same pages (in one endpoint or two) share them.
- * Private anonymous memory is moved, at registration, onto exportable memory:
+ * Private anonymous mappings are moved, at registration, onto exportable memory:
  * memory the provider allocates (the program's range is remapped onto the same
  * pages with mremap, so the peer can map it and RMA is a plain copy), or where
  * the provider's memory is not shareable, a memfd of ours that the provider
  * registers. A backing is one segment, shared by every window over its pages,
  * found again through /proc/self/maps (the inode behind the range). Other
- * mappings (files, shared memory) already have stable pages: registered as is.
+ * mappings (files, shared memory) already have stable pages, and the brk heap
+ * must stay private: registered as they are.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -110,8 +111,12 @@ static enum range_kind range_classify(uintptr_t start, uintptr_t end, uint64_t *
 			continue;
 		if (lo > at)
 			break;   /* a hole */
-		/* Writable private anonymous memory only: moving it changes nothing the program sees. */
-		if (!inode && perms[1] == 'w' && perms[3] == 'p' && (!*name || !strcmp(name, "[heap]")))
+		/*
+		 * Writable private anonymous mappings only: moving them changes nothing the
+		 * program sees. Not the brk heap: the allocator reuses its pages after
+		 * free, and moved pages would be shared with every child forked later.
+		 */
+		if (!inode && perms[1] == 'w' && perms[3] == 'p' && !*name)
 			this = RANGE_ANON;
 		else if (inode && perms[3] == 's')
 			this = RANGE_SHARED;

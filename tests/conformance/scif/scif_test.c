@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include "tests/helpers/fixture.h"
 
@@ -103,13 +104,25 @@ void scif_test_pair_close(struct scif_test_pair *p)
 	assert_scif_ok(scif_close(p->listener));
 }
 
+/* A header page in front of the pages records their number. */
 void *scif_test_pages(size_t pages)
 {
-	void *p = aligned_alloc(SCIF_TEST_PAGE, pages * SCIF_TEST_PAGE);
+	char *base = mmap(NULL, (pages + 1) * SCIF_TEST_PAGE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	assert_non_null(p);
-	memset(p, 0, pages * SCIF_TEST_PAGE);
-	return p;
+	assert_true(base != MAP_FAILED);
+	*(size_t *)base = pages;
+	return base + SCIF_TEST_PAGE;
+}
+
+void scif_test_free(void *pages)
+{
+	char *base;
+
+	if (!pages)
+		return;
+	base = (char *)pages - SCIF_TEST_PAGE;
+	munmap(base, (*(size_t *)base + 1) * SCIF_TEST_PAGE);
 }
 
 int scif_test_wait_u64(const volatile uint64_t *word, uint64_t want, int timeout_ms)

@@ -62,8 +62,14 @@ void scif_test_wait_hup(scif_epd_t epd);
 /* This process's node id. */
 uint16_t scif_test_self(void);
 
-/* Page-aligned zeroed memory (free with free()). */
+/*
+ * Zeroed pages of an anonymous mapping of their own, as SCIF programs get from
+ * mmap or from the allocator for large blocks (libscif moves such memory onto
+ * shareable pages at registration; the brk heap it registers in place).
+ * Free with scif_test_free.
+ */
 void *scif_test_pages(size_t pages);
+void scif_test_free(void *pages);
 
 /* Wait up to timeout_ms for *word to equal want: 0 or ETIMEDOUT. */
 int scif_test_wait_u64(const volatile uint64_t *word, uint64_t want, int timeout_ms);

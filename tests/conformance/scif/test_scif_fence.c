@@ -37,8 +37,8 @@ static int fence_down(void **state)
 	assert_scif_ok(scif_unregister(pair.client, 0, DATA + PAGE));
 	assert_scif_ok(scif_unregister(pair.server, 0, DATA + PAGE));
 	scif_test_pair_close(&pair);
-	free(cmem);
-	free(smem);
+	scif_test_free(cmem);
+	scif_test_free(smem);
 	return 0;
 }
 

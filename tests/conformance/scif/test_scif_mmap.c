@@ -38,7 +38,7 @@ static int mmap_down(void **state)
 {
 	(void)state;
 	scif_test_pair_close(&pair);
-	free(smem);
+	scif_test_free(smem);
 	return 0;
 }
 
@@ -191,7 +191,7 @@ static void test_scif_mapping_outlives_the_endpoint(void **state)
 	raw = scif_mmap(NULL, PAGE, RW, 0, p.client, 0);
 	if (raw == SCIF_MMAP_FAILED && errno == EOPNOTSUPP) {
 		scif_test_pair_close(&p);
-		free(mem);
+		scif_test_free(mem);
 		skip();
 	}
 	assert_true(raw != SCIF_MMAP_FAILED);
@@ -205,7 +205,7 @@ static void test_scif_mapping_outlives_the_endpoint(void **state)
 	assert_int_equal(mem[3], 'q');
 	assert_scif_ok(scif_munmap(raw, PAGE));
 	scif_test_pair_close(&p);
-	free(mem);
+	scif_test_free(mem);
 }
 
 int main(void)

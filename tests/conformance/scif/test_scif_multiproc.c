@@ -90,7 +90,7 @@ static int card_main(int sock, const char *arg)
 	}
 	PROC_CHECK(scif_unregister(epd, CARD_WIN, CARD_PAGES * PAGE) == 0);
 	PROC_CHECK(scif_close(epd) == 0);
-	free(mem);
+	scif_test_free(mem);
 	return 0;
 }
 
@@ -240,8 +240,8 @@ static void test_scif_two_processes(void **state)
 	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
 	scif_test_wait_hup(epd);
 	assert_scif_ok(scif_close(epd));
-	free(mem);
-	free(copy);
+	scif_test_free(mem);
+	scif_test_free(copy);
 }
 
 static void test_scif_three_processes(void **state)
@@ -271,7 +271,7 @@ static void test_scif_three_processes(void **state)
 		host_cmd(epd[i], CMD_QUIT, 0);
 		assert_int_equal(proc_join(&child[i], MP_TIMEOUT_MS), 0);
 		assert_scif_ok(scif_close(epd[i]));
-		free(mem[i]);
+		scif_test_free(mem[i]);
 	}
 }
 
@@ -309,9 +309,9 @@ static void test_scif_peer_killed_mid_rma(void **state)
 		host_cmd(epd, CMD_QUIT, 0);
 		assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
 		assert_scif_ok(scif_close(epd));
-		free(m2);
+		scif_test_free(m2);
 	}
-	free(mem);
+	scif_test_free(mem);
 }
 
 static void test_scif_fork_child_does_not_inherit_endpoints(void **state)

@@ -32,7 +32,7 @@ static int ras_down(void **state)
 {
 	(void)state;
 	scif_test_pair_close(&pair);
-	free(mem);
+	scif_test_free(mem);
 	return 0;
 }
 
@@ -139,7 +139,7 @@ static void test_scif_window_keeps_pages_after_remap(void **state)
 	assert_int_equal(fixture_check(copy, PAGE, 0x5a), FIXTURE_MATCH);
 	assert_scif_ok(scif_unregister(pair.server, 0x50000, PAGE));
 	munmap(va, PAGE);
-	free(copy);
+	scif_test_free(copy);
 }
 
 static void test_scif_unregistered_window_is_unusable_at_once(void **state)
@@ -157,7 +157,7 @@ static void test_scif_unregistered_window_is_unusable_at_once(void **state)
 	/* Released at once: nothing held it. */
 	assert_int_equal(scif_register(pair.server, mem, PAGE, 0x60000, RW, SCIF_MAP_FIXED), 0x60000);
 	assert_scif_ok(scif_unregister(pair.server, 0x60000, PAGE));
-	free(buf);
+	scif_test_free(buf);
 }
 
 static void test_scif_mapped_window_deletion_is_deferred(void **state)
@@ -209,8 +209,8 @@ static void test_scif_rma_held_window_deletion_is_deferred(void **state)
 	assert_int_equal(scif_register(pair.server, dst, PAGE, 0x1000000, RW, SCIF_MAP_FIXED), 0x1000000);
 	assert_scif_ok(scif_unregister(pair.client, 0x1000000, PAGE));
 	assert_scif_ok(scif_unregister(pair.server, 0x1000000, PAGE));
-	free(src);
-	free(dst);
+	scif_test_free(src);
+	scif_test_free(dst);
 }
 
 static void test_scif_windows_over_the_same_pages_share_them(void **state)
@@ -240,8 +240,8 @@ static void test_scif_windows_over_the_same_pages_share_them(void **state)
 	assert_scif_ok(scif_unregister(pair.client, 0x90000, 2 * PAGE));
 	assert_scif_ok(scif_unregister(pair.server, 0xa0000, 2 * PAGE));
 	assert_scif_ok(scif_unregister(pair.server, 0xb0000, PAGE));
-	free(pages);
-	free(probe);
+	scif_test_free(pages);
+	scif_test_free(probe);
 }
 
 static void test_scif_register_needs_a_connection(void **state)

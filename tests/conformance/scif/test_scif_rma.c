@@ -42,8 +42,8 @@ static int rma_down(void **state)
 	assert_scif_ok(scif_unregister(pair.client, 0x100000, PAGES * PAGE));
 	assert_scif_ok(scif_unregister(pair.server, 0x200000, PAGES * PAGE));
 	scif_test_pair_close(&pair);
-	free(lmem);
-	free(rmem);
+	scif_test_free(lmem);
+	scif_test_free(rmem);
 	return 0;
 }
 
@@ -178,9 +178,9 @@ static void test_scif_rma_spans_adjacent_windows(void **state)
 	assert_memory_equal(src + 2 * PAGE, b, 2 * PAGE);
 	assert_scif_ok(scif_unregister(pair.server, 0x400000, 4 * PAGE));
 	assert_scif_ok(scif_unregister(pair.client, 0x400000, 4 * PAGE));
-	free(a);
-	free(b);
-	free(src);
+	scif_test_free(a);
+	scif_test_free(b);
+	scif_test_free(src);
 }
 
 static void test_scif_rma_outside_windows_fails_enxio(void **state)
@@ -201,7 +201,7 @@ static void test_scif_rma_outside_windows_fails_enxio(void **state)
 				       SCIF_MAP_FIXED), 0x200000 + (PAGES + 1) * PAGE);
 	assert_scif_errno(scif_writeto(c, 0x100000, 3 * PAGE, 0x200000 + (PAGES - 1) * PAGE, 0), ENXIO);
 	assert_scif_ok(scif_unregister(pair.server, 0x200000 + (PAGES + 1) * PAGE, PAGE));
-	free(gap);
+	scif_test_free(gap);
 }
 
 static void test_scif_rma_protection_fails_eacces(void **state)
@@ -228,8 +228,8 @@ static void test_scif_rma_protection_fails_eacces(void **state)
 	assert_scif_ok(scif_readfrom(c, 0x501000, 8, 0x500000, SCIF_RMA_SYNC));
 	assert_scif_ok(scif_unregister(pair.server, 0x500000, 2 * PAGE));
 	assert_scif_ok(scif_unregister(c, 0x500000, 2 * PAGE));
-	free(ro);
-	free(wo);
+	scif_test_free(ro);
+	scif_test_free(wo);
 }
 
 static void test_scif_rma_bad_flags_and_length_fail_einval(void **state)
@@ -310,7 +310,7 @@ static void test_scif_rma_after_peer_close_fails_econnreset(void **state)
 	assert_scif_errno(scif_writeto(p.client, 0, 8, 0, SCIF_RMA_SYNC), ECONNRESET);
 	assert_scif_errno(scif_vreadfrom(p.client, m, 8, 0, 0), ECONNRESET);
 	scif_test_pair_close(&p);
-	free(m);
+	scif_test_free(m);
 }
 
 int main(void)
