@@ -21,6 +21,7 @@
  */
 #include "core/intr.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xrma/errors.h>
@@ -542,7 +543,16 @@ static int rintr_owner_error(struct xrma_core_rintr *rintr, int err)
 	int gone;
 
 	if (err == -XRMA_ECONNRESET) {
-		gone = atomic_load(&rintr->gone);
+		/*
+		 * The owner's endpoint is gone, but whether it closed (the interrupt was
+		 * removed: ENOENT) or died (ELOST) is told by the notice our service
+		 * thread is about to handle. Give it a bounded moment to arrive.
+		 */
+		struct xrma_deadline soon;
+
+		xrma_deadline_set(&soon, 200);
+		while (!(gone = atomic_load(&rintr->gone)) && !xrma_deadline_passed(&soon))
+			sched_yield();
 		return gone ? gone : -XRMA_ELOST;
 	}
 	if (err != -XRMA_ENOENT && err != -XRMA_ELOST)

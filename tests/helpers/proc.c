@@ -216,22 +216,16 @@ int proc_expect(int sock, uint64_t want, int timeout_ms)
 
 bool proc_provider_multiproc(void)
 {
-	const char *want = xrma_provider_default();
+	char want[sizeof(((struct xrma_config_entry *)0)->value)];
 	struct xrma_config_entry entry;
 	struct xrma_provider_info info;
-	char name[sizeof(entry.value)];
 
-	/*
-	 * The config's "provider" entry already resolves XRMA_PROVIDER, files and the
-	 * default. Copied: the loop goes on to overwrite entry with later keys.
-	 */
-	for (int i = 0; xrma_config_get(i, &entry) == 0; i++) {
-		if (strcmp(entry.key, "provider") == 0 && entry.value[0]) {
-			snprintf(name, sizeof(name), "%s", entry.value);
-			want = name;
-			break;
-		}
-	}
+	/* The config's "provider" entry already resolves XRMA_PROVIDER, files and the
+	 * default; copied, since the next entry read reuses the buffer. */
+	snprintf(want, sizeof(want), "%s", xrma_provider_default());
+	for (int i = 0; xrma_config_get(i, &entry) == 0; i++)
+		if (strcmp(entry.key, "provider") == 0 && entry.value[0])
+			snprintf(want, sizeof(want), "%s", entry.value);
 	for (int i = 0; xrma_provider_get(i, &info) == 0; i++)
 		if (strcmp(info.name, want) == 0)
 			return (info.caps.flags & XRMA_CAP_MULTIPROC) != 0;

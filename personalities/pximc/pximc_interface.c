@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * personalities/pximc/pximc_interface.c: interfaces (spec 3.3.1.1, 3.3.1.3, 3.3.1.4): the other
+ * live nodes of the instance's fabric, their per-instance event latches, and the list of
+ * windows a remote node posted to us. Attribute queries are in pximc_query.c.
+ */
+#include <string.h>
+#include "personalities/pximc/pximc_vendor.h"
+
+/* How often a blocked waitForInterfaceEvent re-checks that the node is still there. */
+#define XRMA_PXIMC_STATE_POLL_MS 100u
+
+static bool xrma_pximc_node_live(struct xrma_pximc *px, uint32_t node)
+{
+	uint32_t ids[256];
+	size_t count = 0;
+
+	if (xrma_node_list(px->ctx, ids, 256, &count))
+		return false;
+	if (count > 256)
+		return xrma_node_probe(px->ctx, node, 0) == 0;
+	for (size_t i = 0; i < count; i++)
+		if (ids[i] == node)
+			return true;
+	return false;
+}
+
+int xrma_pximc_iface_node(struct xrma_pximc *px, uint32_t interface_id, uint32_t *node)
+{
+	if (!interface_id || interface_id - 1 == px->self || !xrma_pximc_node_live(px, interface_id - 1))
+		return -1;
+	*node = interface_id - 1;
+	return 0;
+}
+
+/* The latch record of node, created "pending" so a first wait returns at once. Under lock. */
+struct xrma_pximc_iface *xrma_pximc_iface_get(struct xrma_pximc *px, uint32_t node)
+{
+	struct xrma_pximc_iface *iface;
+
+	for (size_t i = 0; i < px->iface_count; i++)
+		if (px->ifaces[i].node == node)
+			return &px->ifaces[i];
+	if (xrma_pximc_grow((void **)&px->ifaces, &px->iface_cap, px->iface_count + 1,
+			    sizeof(*px->ifaces)))
+		return NULL;
+	iface = &px->ifaces[px->iface_count++];
+	*iface = (struct xrma_pximc_iface){
+		.node = node,
+		.latch = PXIMC_EVENT_INTERFACE_STATE_CHANGE | PXIMC_EVENT_WINDOW_STATE_CHANGE,
+		.state = PXIMC_STATE_UP,
+	};
+	return iface;
+}
+
+void xrma_pximc_subscriber_add(struct xrma_pximc *px, uint32_t node)
+{
+	for (size_t i = 0; i < px->subscriber_count; i++)
+		if (px->subscribers[i] == node)
+			return;
+	if (!xrma_pximc_grow((void **)&px->subscribers, &px->subscriber_cap,
+			     px->subscriber_count + 1, sizeof(uint32_t)))
+		px->subscribers[px->subscriber_count++] = node;
+}
+
+/* Queue a window-change notice for node (the service thread sends it). Under lock. */
+void xrma_pximc_notice_windows(struct xrma_pximc *px, uint32_t node)
+{
+	bool known = false;
+
+	for (size_t i = 0; i < px->subscriber_count; i++)
+		known |= px->subscribers[i] == node;
+	if (!known)
+		return;
+	for (size_t i = 0; i < px->notice_count; i++)
+		if (px->notices[i].node == node)
+			return;
+	if (xrma_pximc_grow((void **)&px->notices, &px->notice_cap, px->notice_count + 1,
+			    sizeof(*px->notices)))
+		return;
+	px->notices[px->notice_count++] = (struct xrma_pximc_notice){
+		node, PXIMC_EVENT_WINDOW_STATE_CHANGE
+	};
+	pthread_cond_broadcast(&px->cond);
+}
+
+tPXIMC_Status xrma_pximc_find_interfaces(struct xrma_pximc *px, uint32_t max, uint32_t *ids,
+					 uint32_t *actual)
+{
+	uint32_t nodes[1024];
+	size_t count = 0;
+	uint32_t n = 0;
+
+	if (!actual || (max && !ids))
+		return PXIMC_INVALID_ARGUMENT;
+	if (xrma_node_list(px->ctx, nodes, 1024, &count))
+		return PXIMC_INVALID_ARGUMENT;
+	if (count > 1024)
+		count = 1024;
+	for (size_t i = 0; i < count; i++)
+		n += nodes[i] != px->self;
+	*actual = n;
+	if (n > max)
+		return PXIMC_INSUFFICIENT_SPACE;
+	n = 0;
+	for (size_t i = 0; i < count; i++)
+		if (nodes[i] != px->self)
+			ids[n++] = nodes[i] + 1;
+	return PXIMC_SUCCESS;
+}
+
+tPXIMC_Status xrma_pximc_wait_interface_event(struct xrma_pximc *px, uint32_t interface_id,
+					      uint32_t timeout_ms, uint32_t *reason)
+{
+	struct xrma_pximc_hdr hdr;
+	struct xrma_pximc_iface *iface;
+	uint64_t deadline = xrma_pximc_deadline(timeout_ms);
+	tPXIMC_Status status = PXIMC_TIMEOUT;
+	uint32_t node;
+	bool subscribe;
+
+	if (xrma_pximc_iface_node(px, interface_id, &node))
+		return PXIMC_INVALID_INTERFACE;
+	if (!reason)
+		return PXIMC_INVALID_ARGUMENT;
+	pthread_mutex_lock(&px->lock);
+	iface = xrma_pximc_iface_get(px, node);
+	subscribe = iface && !iface->subscribed;
+	pthread_mutex_unlock(&px->lock);
+	if (!iface)
+		return PXIMC_SPACE_NOT_AVAILABLE;
+	/* Asking once makes the remote side send us its window notices from now on. */
+	if (subscribe && !xrma_pximc_call(px, node, XRMA_PXIMC_MSG_HELLO, 0, NULL, 0, &hdr, NULL, 0,
+					  NULL)) {
+		pthread_mutex_lock(&px->lock);
+		xrma_pximc_iface_get(px, node)->subscribed = true;
+		pthread_mutex_unlock(&px->lock);
+	}
+	pthread_mutex_lock(&px->lock);
+	for (;;) {
+		uint64_t slice = xrma_pximc_now_ms() + XRMA_PXIMC_STATE_POLL_MS;
+		uint32_t state;
+
+		iface = xrma_pximc_iface_get(px, node);
+		if (iface->latch) {
+			*reason = iface->latch;
+			iface->latch = 0;
+			status = PXIMC_SUCCESS;
+			break;
+		}
+		if (xrma_pximc_now_ms() >= deadline)
+			break;
+		xrma_pximc_cond_wait(px, slice < deadline ? slice : deadline);
+		pthread_mutex_unlock(&px->lock);
+		state = xrma_pximc_node_live(px, node) ? PXIMC_STATE_UP : PXIMC_STATE_DOWN;
+		pthread_mutex_lock(&px->lock);
+		iface = xrma_pximc_iface_get(px, node);
+		if (state != iface->state) {
+			iface->state = state;
+			iface->latch |= PXIMC_EVENT_INTERFACE_STATE_CHANGE;
+		}
+	}
+	pthread_mutex_unlock(&px->lock);
+	return status;
+}
+
+tPXIMC_Status xrma_pximc_find_windows(struct xrma_pximc *px, uint32_t interface_id, uint32_t max,
+				      uint32_t *ids, uint32_t *actual)
+{
+	uint32_t found[XRMA_PXIMC_FIND_MAX];
+	struct xrma_pximc_hdr hdr;
+	uint32_t node;
+	int ret;
+
+	if (xrma_pximc_iface_node(px, interface_id, &node))
+		return PXIMC_INVALID_INTERFACE;
+	if (!actual || (max && !ids))
+		return PXIMC_INVALID_ARGUMENT;
+	ret = xrma_pximc_call(px, node, XRMA_PXIMC_MSG_FIND, 0, NULL, 0, &hdr, found, sizeof(found),
+			      NULL);
+	if (ret)
+		return xrma_pximc_status(ret, PXIMC_INTERFACE_DOWN);
+	if (hdr.arg > XRMA_PXIMC_FIND_MAX || hdr.len != hdr.arg * sizeof(uint32_t))
+		return PXIMC_INTERFACE_DOWN;
+	*actual = hdr.arg;
+	if (hdr.arg > max)
+		return PXIMC_INSUFFICIENT_SPACE;
+	memcpy(ids, found, hdr.len);
+	return PXIMC_SUCCESS;
+}

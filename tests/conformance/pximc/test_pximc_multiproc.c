@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tests/conformance/pximc/test_pximc_multiproc.c: PXImc between real processes, each a node,
+ * through the Dispatcher (libpximc) and xrma's vendor library found in a vendor directory made
+ * here: server and client with size negotiation and data both ways, peers requested at the
+ * same moment, uid targeting among several servers, and a partner killed while paired (the
+ * survivor sees CONNECTION_CLOSED and keeps working). Skipped on providers whose nodes share
+ * one process (loopback).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tests/conformance/pximc/pximc_test.h"
+#include "tests/helpers/proc.h"
+
+#define MP_WAIT_MS 5000
+#define MP_PARENT_NODE 1u
+#define MP_CHILD_NODE 2u
+
+static char fabric[XRMA_NAME_MAX];
+static char vendor_dir[64];
+static char vendor_link[128];
+
+/* ------------------------------------------------------------------ shared */
+
+/* The Dispatcher's interface to node, found by the vendor's interface name. 0 if none. */
+static uint32_t interface_to(uint32_t node)
+{
+	uint32_t ids[16], actual = 0;
+	char want[32];
+
+	snprintf(want, sizeof(want), " to node %u", node);
+	if (PXIMC_findInterfaces(16, ids, &actual) != PXIMC_SUCCESS)
+		return 0;
+	for (uint32_t i = 0; i < actual; i++) {
+		char name[128];
+		uint32_t len = 0;
+		size_t n;
+
+		if (PXIMC_queryInterfaceInformation(ids[i], PXIMC_STR_INTERFACE_NAME, sizeof(name),
+						    name, &len) != PXIMC_SUCCESS)
+			continue;
+		n = strlen(name);
+		if (n >= strlen(want) && !strcmp(name + n - strlen(want), want))
+			return ids[i];
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ child roles */
+
+/* Client of the parent's server uid 1587: sizes, data both ways, events, close. */
+static int role_client(int sock, const char *arg)
+{
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+	uint32_t iface, session, reason = 0, wid = 0, actual = 0;
+	uint8_t data[64] = { 0 };
+
+	(void)arg;
+	iface = interface_to(MP_PARENT_NODE);
+	PROC_CHECK(iface != 0);
+	PROC_CHECK(proc_send(sock, 100) == 0);              /* our instance is up */
+	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);  /* the server is posted */
+	PROC_CHECK(PXIMC_findWindows(iface, 1, &wid, &actual) == PXIMC_SUCCESS);
+	PROC_CHECK(actual == 1 && wid == 1587);
+	PROC_CHECK(PXIMC_queryWindowInformation(iface, wid, PXIMC_U8_WINDOW_DATA, sizeof(data), data,
+						&actual) == PXIMC_SUCCESS);
+	PROC_CHECK(actual == 23 && !memcmp(data, "System 1 Server Process", 23));
+	PROC_CHECK(PXIMC_requestWindowLogicalAsClient(iface, PXT_PROTO, 0x1000, 0x400, 0x1000, 0x400,
+						      wid, &session) == PXIMC_SUCCESS);
+	PROC_CHECK(PXIMC_waitForConnection(session, 0, &remote, &remote_size, &local,
+					   &local_size) == PXIMC_SUCCESS);
+	PROC_CHECK(remote_size == 0x1000 && local_size == 0x1000);
+	memset(remote, 0xc1, 0x1000);
+	PROC_CHECK(PXIMC_assertEvent(session) == PXIMC_SUCCESS);
+	PROC_CHECK(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason) == PXIMC_SUCCESS);
+	PROC_CHECK(reason == PXIMC_EVENT_ASSERTED);
+	for (size_t i = 0; i < 0x1000; i++)
+		PROC_CHECK(((uint8_t *)local)[i] == 0x5e);
+	PROC_CHECK(PXIMC_closeWindow(session) == PXIMC_SUCCESS);
+	PROC_CHECK(PXIMC_cleanup() == PXIMC_SUCCESS);
+	return 0;
+}
+
+/* Peer requested when the parent says go, at the moment the parent requests its own. */
+static int role_peer(int sock, const char *arg)
+{
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+	uint32_t iface, session;
+
+	(void)arg;
+	iface = interface_to(MP_PARENT_NODE);
+	PROC_CHECK(iface != 0);
+	PROC_CHECK(proc_send(sock, 1) == 0);
+	PROC_CHECK(proc_expect(sock, 2, MP_WAIT_MS) == 0);
+	PROC_CHECK(PXIMC_requestWindowLogicalAsPeer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 0, NULL,
+						    0, &session) == PXIMC_SUCCESS);
+	PROC_CHECK(PXIMC_waitForConnection(session, MP_WAIT_MS, &remote, &remote_size, &local,
+					   &local_size) == PXIMC_SUCCESS);
+	*(volatile uint32_t *)remote = 0xfeed;
+	PROC_CHECK(PXIMC_assertEvent(session) == PXIMC_SUCCESS);
+	PROC_CHECK(proc_expect(sock, 3, MP_WAIT_MS) == 0);  /* the parent saw it */
+	PROC_CHECK(PXIMC_closeWindow(session) == PXIMC_SUCCESS);
+	return 0;
+}
+
+/* Client of the server whose uid the parent names; then waits to be killed or released. */
+static int role_targeted(int sock, const char *arg)
+{
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+	uint32_t iface, session;
+
+	iface = interface_to(MP_PARENT_NODE);
+	PROC_CHECK(iface != 0);
+	PROC_CHECK(proc_send(sock, 100) == 0);
+	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);
+	PROC_CHECK(PXIMC_requestWindowLogicalAsClient(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0,
+						      (uint32_t)atoi(arg), &session) ==
+		   PXIMC_SUCCESS);
+	PROC_CHECK(PXIMC_waitForConnection(session, 0, &remote, &remote_size, &local,
+					   &local_size) == PXIMC_SUCCESS);
+	*(volatile uint32_t *)remote = (uint32_t)atoi(arg);
+	PROC_CHECK(proc_send(sock, 2) == 0);
+	/* Hold the session until the parent is done (or kills us). */
+	PROC_CHECK(proc_expect(sock, 3, MP_WAIT_MS) == 0);
+	PROC_CHECK(PXIMC_closeWindow(session) == PXIMC_SUCCESS);
+	return 0;
+}
+
+static const struct proc_role roles[] = {
+	{ "client", role_client },
+	{ "peer", role_peer },
+	{ "targeted", role_targeted },
+	{ NULL, NULL },
+};
+
+/* ------------------------------------------------------------------ parent tests */
+
+static bool provider_multiproc(void)
+{
+	return (pxt_provider_caps() & XRMA_CAP_MULTIPROC) != 0;
+}
+
+/* Nodes in one process cannot be killed apart: these tests need a multi-process provider. */
+static void skip_unless_multiproc(void)
+{
+	if (!provider_multiproc())
+		skip();
+}
+
+static void test_server_and_client_processes_exchange_data(void **state)
+{
+	struct proc child;
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+	uint32_t iface, session, reason = 0;
+
+	(void)state;
+	skip_unless_multiproc();
+	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "client", NULL), 0);
+	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
+	iface = interface_to(MP_CHILD_NODE);
+	assert_true(iface != 0);
+	/* Server: local 0x400..0x2000; the client's 0x1000 decides. */
+	assert_px(PXIMC_requestWindowLogicalAsServer(iface, PXT_PROTO, 0x2000, 0x400, 0x2000, 0x400,
+						     1587,
+						     (const uint8_t *)"System 1 Server Process", 23,
+						     &session),
+		  PXIMC_SUCCESS);
+	assert_int_equal(proc_send(child.sock, 1), 0);
+	assert_px(PXIMC_waitForConnection(session, MP_WAIT_MS, &remote, &remote_size, &local,
+					  &local_size),
+		  PXIMC_SUCCESS);
+	assert_int_equal(remote_size, 0x1000);
+	assert_int_equal(local_size, 0x1000);
+	assert_px(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_int_equal(reason, PXIMC_EVENT_ASSERTED);
+	assert_int_equal(fixture_check(local, 0x1000, 0xc1), FIXTURE_MATCH);
+	memset(remote, 0x5e, 0x1000);
+	assert_px(PXIMC_assertEvent(session), PXIMC_SUCCESS);
+	assert_px(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_int_equal(reason, PXIMC_EVENT_CONNECTION_CLOSED);
+	assert_px(PXIMC_closeWindow(session), PXIMC_SUCCESS);
+	assert_int_equal(proc_join(&child, MP_WAIT_MS), 0);
+}
+
+static void test_peer_processes_requesting_at_once_pair(void **state)
+{
+	struct proc child;
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+	uint32_t iface, session, reason = 0;
+
+	(void)state;
+	skip_unless_multiproc();
+	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "peer", NULL), 0);
+	assert_int_equal(proc_expect(child.sock, 1, MP_WAIT_MS), 0);
+	iface = interface_to(MP_CHILD_NODE);
+	assert_true(iface != 0);
+	assert_int_equal(proc_send(child.sock, 2), 0);
+	assert_px(PXIMC_requestWindowLogicalAsPeer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 0, NULL, 0,
+						   &session),
+		  PXIMC_SUCCESS);
+	assert_px(PXIMC_waitForConnection(session, MP_WAIT_MS, &remote, &remote_size, &local,
+					  &local_size),
+		  PXIMC_SUCCESS);
+	assert_px(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_int_equal(reason, PXIMC_EVENT_ASSERTED);
+	assert_int_equal(*(volatile uint32_t *)local, 0xfeed);
+	assert_int_equal(proc_send(child.sock, 3), 0);
+	assert_int_equal(proc_join(&child, MP_WAIT_MS), 0);
+	assert_px(PXIMC_closeWindow(session), PXIMC_SUCCESS);
+}
+
+/* Two servers; the child names the second by uid; then it is killed while paired. */
+static void test_uid_targeting_and_partner_killed_while_paired(void **state)
+{
+	struct proc child;
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+	uint32_t iface, s11, s12, reason = 0;
+
+	(void)state;
+	skip_unless_multiproc();
+	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "targeted", "12"), 0);
+	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
+	iface = interface_to(MP_CHILD_NODE);
+	assert_true(iface != 0);
+	assert_px(PXIMC_requestWindowLogicalAsServer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 11, NULL,
+						     0, &s11),
+		  PXIMC_SUCCESS);
+	assert_px(PXIMC_requestWindowLogicalAsServer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 12, NULL,
+						     0, &s12),
+		  PXIMC_SUCCESS);
+	assert_int_equal(proc_send(child.sock, 1), 0);
+	assert_int_equal(proc_expect(child.sock, 2, MP_WAIT_MS), 0);
+	assert_px(PXIMC_waitForConnection(s12, MP_WAIT_MS, &remote, &remote_size, &local,
+					  &local_size),
+		  PXIMC_SUCCESS);
+	assert_int_equal(*(volatile uint32_t *)local, 12);
+	assert_px(PXIMC_waitForConnection(s11, 0, &remote, &remote_size, &local, &local_size),
+		  PXIMC_TIMEOUT);
+	/* SIGKILL: the survivor is told, and can still close and pair again. */
+	proc_kill(&child);
+	assert_px(PXIMC_waitForSessionEvent(s12, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_int_equal(reason, PXIMC_EVENT_CONNECTION_CLOSED);
+	assert_px(PXIMC_assertEvent(s12), PXIMC_SESSION_CLOSED);
+	assert_px(PXIMC_closeWindow(s12), PXIMC_SUCCESS);
+	assert_px(PXIMC_closeWindow(s11), PXIMC_SUCCESS);
+}
+
+/* ------------------------------------------------------------------ setup */
+
+static int group_up(void **state)
+{
+	const char *build = getenv("XRMA_TEST_BUILDDIR");
+	char target[4096], node[16];
+	tPXIMC_Status status;
+	uint32_t count;
+
+	(void)state;
+	if (!provider_multiproc())
+		return 0;
+	fixture_fabric_name(fabric, sizeof(fabric), "pximc-mp");
+	snprintf(vendor_dir, sizeof(vendor_dir), "/tmp/pximc-mp-XXXXXX");
+	if (!mkdtemp(vendor_dir) || !realpath(build ? build : ".", target) ||
+	    strlen(target) + 32 > sizeof(target))
+		return -1;
+	strcat(target, "/.libs/libpximc_xrma.so");
+	snprintf(vendor_link, sizeof(vendor_link), "%s/libpximc_xrma.so", vendor_dir);
+	if (symlink(target, vendor_link))
+		return -1;
+	/* Children inherit these; the parent is node 1 of the same fabric. */
+	snprintf(node, sizeof(node), "%u", MP_PARENT_NODE);
+	setenv("PXIMC_VENDOR_PATH", vendor_dir, 1);
+	setenv("XRMA_FABRIC", fabric, 1);
+	setenv("XRMA_NODE_ID", node, 1);
+	/* Bring the parent's own PXImc system up before any child looks for it. */
+	status = PXIMC_findInterfaces(0, NULL, &count);
+	return status == PXIMC_SUCCESS || status == PXIMC_INSUFFICIENT_SPACE ? 0 : -1;
+}
+
+static int group_down(void **state)
+{
+	(void)state;
+	if (!vendor_link[0])
+		return 0;
+	PXIMC_cleanup();
+	unlink(vendor_link);
+	rmdir(vendor_dir);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_server_and_client_processes_exchange_data),
+		cmocka_unit_test(test_peer_processes_requesting_at_once_pair),
+		cmocka_unit_test(test_uid_targeting_and_partner_killed_while_paired),
+	};
+	int rc;
+
+	if (proc_child_dispatch(argc, argv, roles, &rc))
+		return rc;
+	return cmocka_run_group_tests_name("pximc_multiproc", tests, group_up, group_down);
+}
