@@ -169,7 +169,7 @@ static int scif_handshake(struct xrma_scif_ep *ep)
 	if (n >= 0 && (n != sizeof(theirs) || theirs.magic != XRMA_SCIF_HELLO_MAGIC))
 		n = -XRMA_ECONNRESET;
 	pthread_mutex_lock(&ep->lock);
-	ret = n < 0 ? (int)n : ep->closed ? -XRMA_ECANCELED : xrma_scif_ras_attach_peer(ep, theirs.ras_id);
+	ret = n < 0 ? (int)n : ep->closed ? -XRMA_ECANCELED : xrma_scif_peer_attach(ep, theirs.ras_id);
 	if (ret)
 		xrma_scif_ras_teardown(ep);
 	else

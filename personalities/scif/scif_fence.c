@@ -23,10 +23,8 @@ static uint64_t mark_count(uint64_t now, uint64_t low)
 
 static int fence_now(struct xrma_scif_ep *ep, bool peer, uint64_t *count)
 {
-	if (peer) {
-		*count = __atomic_load_n(&ep->peer_ras->posted, __ATOMIC_ACQUIRE);
-		return 0;
-	}
+	if (peer)
+		return xrma_scif_peer_posted(ep, count);
 	return xrma_fence_mark(ep->dmaq, count);
 }
 

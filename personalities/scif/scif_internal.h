@@ -22,6 +22,7 @@
 #define XRMA_SCIF_DONE_SLOTS 64
 /* Remote windows one RMA may span. */
 #define XRMA_SCIF_PIECES_MAX 64
+#define XRMA_SCIF_RAS_MAGIC 0x5241535f53434946ull   /* "RAS_SCIF" */
 /* Bound on the handshake after connect/accept (the peer sends at once). */
 #define XRMA_SCIF_HANDSHAKE_MS 10000
 #define XRMA_SCIF_DMAQ_DEPTH 1024
@@ -50,6 +51,10 @@ struct xrma_scif_ras_shared {
 	uint64_t done[XRMA_SCIF_DONE_SLOTS];
 	struct xrma_scif_ras_entry win[XRMA_SCIF_RAS_MAX];
 };
+
+#define XRMA_SCIF_RAS_SIZE \
+	((sizeof(struct xrma_scif_ras_shared) + XRMA_SCIF_PAGE - 1) & ~(XRMA_SCIF_PAGE - 1))
+#define XRMA_SCIF_LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 
 /* One window of our registered address space (live, or unregistered and awaiting deletion). */
 struct xrma_scif_window {
@@ -92,6 +97,10 @@ struct xrma_scif_ep {
 	struct xrma_scif_ras_shared *ras;    /* ours, written by us */
 	struct xrma_rseg *peer_ras_rseg;
 	struct xrma_scif_ras_shared *peer_ras;  /* the peer's, mapped; read only */
+	/* Where the peer's table cannot be mapped: read by RMA into a private copy. */
+	struct xrma_scif_ras_shared *peer_copy;  /* RAS_SIZE, then a scratch word */
+	struct xrma_seg *peer_copy_seg;
+	struct xrma_dmaq *peer_dmaq;            /* those reads only, never behind user RMAs */
 	uint64_t peer_seq_seen;              /* imports were checked against this table */
 	struct xrma_scif_window *windows;    /* sorted by offset */
 	size_t nwindows, windows_cap;
@@ -158,9 +167,8 @@ void xrma_scif_vcache_drop(struct xrma_scif_ep *ep);
 int xrma_scif_errno(int core);
 int xrma_scif_fail(int core);
 
-/* scif_ras.c: our windows and the peer's view of them. ep->lock held unless noted. */
+/* scif_ras.c: our windows and our table. ep->lock held unless noted. */
 int xrma_scif_ras_setup(struct xrma_scif_ep *ep, uint64_t *ras_id);
-int xrma_scif_ras_attach_peer(struct xrma_scif_ep *ep, uint64_t peer_ras_id);
 void xrma_scif_ras_teardown(struct xrma_scif_ep *ep);
 /* The connected state check shared by every RAS, RMA and fence call (ep->lock held). */
 int xrma_scif_ep_usable(struct xrma_scif_ep *ep);
@@ -180,15 +188,23 @@ int xrma_scif_local_cover(struct xrma_scif_ep *ep, uint64_t offset, size_t len, 
 			  struct xrma_iov *iov, size_t max, size_t *count);
 const struct xrma_scif_window *xrma_scif_window_find(struct xrma_scif_ep *ep, uint64_t offset,
 						     size_t len);
-int xrma_scif_peer_lookup(struct xrma_scif_ep *ep, uint64_t offset, size_t len, uint32_t prot,
-			  struct xrma_scif_piece *out, size_t max, size_t *count);
-int xrma_scif_import(struct xrma_scif_ep *ep, uint64_t seg_id, struct xrma_rseg **rseg);
-void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all);
 /* Count an RMA about to be posted; returns its number. */
 uint64_t xrma_scif_rma_begin(struct xrma_scif_ep *ep);
 /* RMA n was posted (and completed if sync): publish its completion to the peer. */
 int xrma_scif_rma_end(struct xrma_scif_ep *ep, uint64_t n, bool sync);
-/* Wait (without ep->lock) until the peer's RMAs up to target completed. */
+
+/* scif_peer.c: the peer's table seen from here, and the peer's segments we use. */
+int xrma_scif_peer_attach(struct xrma_scif_ep *ep, uint64_t peer_ras_id);
+void xrma_scif_peer_detach(struct xrma_scif_ep *ep);
+/* Resolve [offset, +len) of the peer's space into at most max pieces, each allowing prot. */
+int xrma_scif_peer_lookup(struct xrma_scif_ep *ep, uint64_t offset, size_t len, uint32_t prot,
+			  struct xrma_scif_piece *out, size_t max, size_t *count);
+int xrma_scif_import(struct xrma_scif_ep *ep, uint64_t seg_id, struct xrma_rseg **rseg);
+/* Close imports of windows the peer removed (all: every import). */
+void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all);
+/* The number of RMAs the peer initiated so far. */
+int xrma_scif_peer_posted(struct xrma_scif_ep *ep, uint64_t *posted);
+/* Wait until the peer's RMAs up to target completed (ep->lock held). */
 int xrma_scif_peer_wait(struct xrma_scif_ep *ep, uint64_t target);
 
 #endif

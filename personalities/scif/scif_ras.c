@@ -1,31 +1,21 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * personalities/scif/scif_ras.c: the registered address space of an endpoint
- * (§3.5, §3.9) and the peer's view of it. Each window is an exported segment
- * over the caller's pages, added to the endpoint's core window space (local
- * side of RMAs) and published in a shared table the peer maps (remote side).
- * The table is written under a sequence lock; the peer imports the segments it
- * targets and keeps them in a cache it prunes when the table changes.
+ * (§3.5, §3.9). Each window is an exported segment over the caller's pages
+ * (scif_backing.c), added to the endpoint's core window space and published in
+ * a table shared with the peer, written under a sequence lock; the peer's side
+ * of it is scif_peer.c. The table also counts our RMAs for INIT_PEER fences.
  * An unregistered window leaves the table at once, but its range stays taken
  * until its segment can close: no transfer, import, mapping or signal uses it.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "personalities/scif/scif_internal.h"
 
-#define RAS_MAGIC 0x5241535f53434946ull   /* "RAS_SCIF" */
-#define RAS_SIZE ((sizeof(struct xrma_scif_ras_shared) + XRMA_SCIF_PAGE - 1) & ~(XRMA_SCIF_PAGE - 1))
 /* Offsets stay below 2^62, as in MPSS. */
 #define RAS_OFFSET_LIMIT ((uint64_t)1 << 62)
-/* Reader retries while the owner rewrites the table, before giving up on it. */
-#define RAS_READ_SPINS (1u << 20)
-/* Peer fence waits: spin this many rounds, then sleep between looks. */
-#define PEER_WAIT_SPINS 4096
-#define PEER_WAIT_SLEEP_NS 20000
 
 /*
  * The table's sequence lock orders its entries with fences. ThreadSanitizer
@@ -36,7 +26,7 @@
 #pragma GCC diagnostic ignored "-Wtsan"
 #endif
 
-#define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define LOAD XRMA_SCIF_LOAD
 #define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
 int xrma_scif_ep_usable(struct xrma_scif_ep *ep)
@@ -82,7 +72,7 @@ void xrma_scif_ep_leave(struct xrma_scif_ep *ep)
 int xrma_scif_ras_setup(struct xrma_scif_ep *ep, uint64_t *ras_id)
 {
 	struct xrma_seg_attr attr = {
-		.len = RAS_SIZE, .id = XRMA_ID_ANY,
+		.len = XRMA_SCIF_RAS_SIZE, .id = XRMA_ID_ANY,
 		.access = XRMA_ACCESS_LOCAL_READ | XRMA_ACCESS_LOCAL_WRITE | XRMA_ACCESS_REMOTE_READ,
 	};
 	struct xrma_ctx *ctx;
@@ -107,8 +97,8 @@ int xrma_scif_ras_setup(struct xrma_scif_ep *ep, uint64_t *ras_id)
 	if (ret)
 		goto err_seg;
 	ep->ras = addr;
-	memset(ep->ras, 0, RAS_SIZE);
-	__atomic_store_n(&ep->ras->magic, RAS_MAGIC, __ATOMIC_RELEASE);
+	memset(ep->ras, 0, XRMA_SCIF_RAS_SIZE);
+	__atomic_store_n(&ep->ras->magic, XRMA_SCIF_RAS_MAGIC, __ATOMIC_RELEASE);
 	ret = xrma_seg_export(ep->ras_seg, 0);
 	if (ret)
 		goto err_seg;
@@ -125,33 +115,6 @@ err_win:
 	xrma_win_close(ep->win);
 	ep->win = NULL;
 	return ret;
-}
-
-int xrma_scif_ras_attach_peer(struct xrma_scif_ep *ep, uint64_t peer_ras_id)
-{
-	struct xrma_ctx *ctx;
-	void *addr;
-	int ret;
-
-	ret = xrma_scif_ctx(&ctx);
-	if (!ret)
-		ret = xrma_rseg_open(ctx, ep->peer_node, peer_ras_id, XRMA_ACCESS_REMOTE_READ, 0,
-				     XRMA_SCIF_HANDSHAKE_MS, &ep->peer_ras_rseg);
-	if (ret)
-		return ret;
-	ret = xrma_rseg_map(ep->peer_ras_rseg, 0, RAS_SIZE, XRMA_MAP_READ, &addr);
-	if (!ret && __atomic_load_n(&((struct xrma_scif_ras_shared *)addr)->magic, __ATOMIC_ACQUIRE) !=
-			    RAS_MAGIC) {
-		xrma_rseg_unmap(ep->peer_ras_rseg, addr);
-		ret = -XRMA_EPROTO;
-	}
-	if (ret) {
-		xrma_rseg_close(ep->peer_ras_rseg);
-		ep->peer_ras_rseg = NULL;
-		return ret;
-	}
-	ep->peer_ras = addr;
-	return 0;
 }
 
 /* Rewrite the shared table from the live windows (ep->lock held). */
@@ -201,14 +164,7 @@ void xrma_scif_ras_teardown(struct xrma_scif_ep *ep)
 	/* The queue drained, so no import is in a transfer: all of them close. */
 	xrma_scif_imports_sweep(ep, true);
 	ep->nimports = 0;
-	if (ep->peer_ras) {
-		xrma_rseg_unmap(ep->peer_ras_rseg, ep->peer_ras);
-		ep->peer_ras = NULL;
-	}
-	if (ep->peer_ras_rseg) {
-		xrma_rseg_close(ep->peer_ras_rseg);
-		ep->peer_ras_rseg = NULL;
-	}
+	xrma_scif_peer_detach(ep);
 	for (size_t i = 0; i < ep->nwindows; i++) {
 		struct xrma_scif_window *w = &ep->windows[i];
 
@@ -423,137 +379,6 @@ const struct xrma_scif_window *xrma_scif_window_find(struct xrma_scif_ep *ep, ui
 	return NULL;
 }
 
-/* One consistent pass over the peer's table; *seq is the version read. */
-static int peer_scan(const struct xrma_scif_ras_shared *r, uint64_t offset, uint64_t end, uint32_t prot,
-		     struct xrma_scif_piece *out, size_t max, size_t *count)
-{
-	uint64_t n = LOAD(&r->count), lo = 0, hi, at = offset;
-	size_t pieces = 0;
-
-	if (n > XRMA_SCIF_RAS_MAX)
-		n = XRMA_SCIF_RAS_MAX;
-	hi = n;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (LOAD(&r->win[mid].offset) + LOAD(&r->win[mid].len) <= offset)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (uint64_t i = lo; at < end; i++) {
-		uint64_t wo, wl;
-
-		if (i >= n)
-			return -XRMA_ENXIO;
-		wo = LOAD(&r->win[i].offset);
-		wl = LOAD(&r->win[i].len);
-		if (wo > at || wo + wl <= at)
-			return -XRMA_ENXIO;
-		if ((LOAD(&r->win[i].prot) & prot) != prot)
-			return -XRMA_EACCES;
-		if (pieces == max)
-			return -XRMA_ENOSPC;
-		out[pieces].seg_id = LOAD(&r->win[i].seg_id);
-		out[pieces].seg_offset = (size_t)(LOAD(&r->win[i].seg_offset) + (at - wo));
-		out[pieces].len = (size_t)((end < wo + wl ? end : wo + wl) - at);
-		at += out[pieces].len;
-		pieces++;
-	}
-	*count = pieces;
-	return 0;
-}
-
-int xrma_scif_peer_lookup(struct xrma_scif_ep *ep, uint64_t offset, size_t len, uint32_t prot,
-			  struct xrma_scif_piece *out, size_t max, size_t *count)
-{
-	const struct xrma_scif_ras_shared *r = ep->peer_ras;
-
-	if (!len || offset > UINT64_MAX - len)
-		return -XRMA_ENXIO;
-	for (unsigned spins = 0; spins < RAS_READ_SPINS; spins++) {
-		uint64_t before = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
-		int ret;
-
-		if (before & 1) {
-			sched_yield();
-			continue;
-		}
-		ret = peer_scan(r, offset, offset + len, prot, out, max, count);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (LOAD(&r->seq) == before)
-			return ret;
-	}
-	return -XRMA_ECONNRESET;   /* the owner died while writing its table */
-}
-
-int xrma_scif_import(struct xrma_scif_ep *ep, uint64_t seg_id, struct xrma_rseg **rseg)
-{
-	struct xrma_scif_import *grown;
-	struct xrma_ctx *ctx;
-	int ret;
-
-	for (size_t i = 0; i < ep->nimports; i++) {
-		if (ep->imports[i].seg_id == seg_id) {
-			*rseg = ep->imports[i].rseg;
-			return 0;
-		}
-	}
-	grown = xrma_scif_grow(ep->imports, &ep->imports_cap, ep->nimports, sizeof(*grown));
-	if (!grown)
-		return -XRMA_ENOMEM;
-	ep->imports = grown;
-	ret = xrma_scif_ctx(&ctx);
-	if (!ret)
-		ret = xrma_rseg_open(ctx, ep->peer_node, seg_id,
-				     XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0,
-				     XRMA_SCIF_HANDSHAKE_MS, rseg);
-	/* The window went away between the table read and the import. */
-	if (ret == -XRMA_ENOENT || ret == -XRMA_ENOTAVAIL)
-		ret = -XRMA_ENXIO;
-	if (ret)
-		return ret;
-	ep->imports[ep->nimports++] = (struct xrma_scif_import){ .seg_id = seg_id, .rseg = *rseg };
-	return 0;
-}
-
-static bool peer_has_segment(const struct xrma_scif_ras_shared *r, uint64_t seg_id)
-{
-	uint64_t n = LOAD(&r->count);
-
-	for (uint64_t i = 0; i < n && i < XRMA_SCIF_RAS_MAX; i++)
-		if (LOAD(&r->win[i].seg_id) == seg_id)
-			return true;
-	return false;
-}
-
-void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all)
-{
-	uint64_t seq;
-	size_t kept = 0;
-	bool busy = false;
-
-	if (!ep->peer_ras)
-		return;
-	seq = __atomic_load_n(&ep->peer_ras->seq, __ATOMIC_ACQUIRE);
-	if (!all && (seq == ep->peer_seq_seen || (seq & 1)))
-		return;
-	for (size_t i = 0; i < ep->nimports; i++) {
-		struct xrma_scif_import *im = &ep->imports[i];
-
-		/* A torn read only keeps an import longer; the next change looks again. */
-		if (all || !peer_has_segment(ep->peer_ras, im->seg_id)) {
-			if (xrma_rseg_close(im->rseg) != -XRMA_EBUSY)
-				continue;
-			busy = true;   /* in a transfer: look again next time */
-		}
-		ep->imports[kept++] = *im;
-	}
-	ep->nimports = kept;
-	if (!all && !busy)
-		ep->peer_seq_seen = seq;
-}
-
 uint64_t xrma_scif_rma_begin(struct xrma_scif_ep *ep)
 {
 	uint64_t n = LOAD(&ep->ras->posted) + 1;
@@ -577,26 +402,4 @@ int xrma_scif_rma_end(struct xrma_scif_ep *ep, uint64_t n, bool sync)
 	return xrma_fence_signal(ep->dmaq, ep->ras_seg,
 				 offsetof(struct xrma_scif_ras_shared, done) + slot * sizeof(uint64_t), n,
 				 NULL, 0, 0, 0);
-}
-
-int xrma_scif_peer_wait(struct xrma_scif_ep *ep, uint64_t target)
-{
-	const struct xrma_scif_ras_shared *r = ep->peer_ras;
-	struct timespec nap = { .tv_nsec = PEER_WAIT_SLEEP_NS };
-
-	for (unsigned spins = 0; target; spins++) {
-		enum xrma_conn_state state;
-
-		if (__atomic_load_n(&r->done[target % XRMA_SCIF_DONE_SLOTS], __ATOMIC_ACQUIRE) >= target)
-			return 0;
-		if (spins % 256 == 0 &&
-		    (xrma_conn_state(ep->conn, &state) || state != XRMA_CONN_CONNECTED))
-			return -XRMA_ECONNRESET;
-		/* No wake-up reaches us from the peer's engine: after a bounded spin, nap. */
-		if (spins < PEER_WAIT_SPINS)
-			sched_yield();
-		else
-			nanosleep(&nap, NULL);
-	}
-	return 0;
 }
