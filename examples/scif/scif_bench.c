@@ -221,6 +221,20 @@ static void card_command(uint64_t cmd, size_t len, int iterations)
 	link_recv(link_sock);
 }
 
+const char *scif_bench_setup(const struct scif_bench *b)
+{
+	static char setup[160];
+
+	snprintf(setup, sizeof(setup), "provider=%s nodes=0<->1 card=%s", b->provider,
+		 b->card_is_process ? "process" : "thread");
+	return setup;
+}
+
+size_t scif_bench_round(size_t len)
+{
+	return (len + SCIF_BENCH_PAGE - 1) / SCIF_BENCH_PAGE * SCIF_BENCH_PAGE;
+}
+
 void scif_bench_card_echo(struct scif_bench *b, size_t len, int iterations)
 {
 	(void)b;

@@ -46,6 +46,12 @@ void scif_bench_measure(void (*body)(void *arg, int iterations), void *arg, int 
 /* Ask the card to echo iterations messages of len bytes (scif_send/scif_recv ping-pong). */
 void scif_bench_card_echo(struct scif_bench *b, size_t len, int iterations);
 
+/* The set-up line of the table headers: provider, nodes, how the card runs. */
+const char *scif_bench_setup(const struct scif_bench *b);
+
+/* len rounded up to whole pages (window sizes). */
+size_t scif_bench_round(size_t len);
+
 /* Stop the card and close. */
 void scif_bench_stop(struct scif_bench *b);
 

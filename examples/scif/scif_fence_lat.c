@@ -86,7 +86,6 @@ int main(int argc, char **argv)
 					     "write+fence_signal(remote)", "write(SCIF_RMA_SYNC)" };
 	struct scif_bench b;
 	struct fl f;
-	char setup[160];
 	void *map;
 
 	scif_bench_card_dispatch(argc, argv, "scif_fence_lat");
@@ -100,8 +99,6 @@ int main(int argc, char **argv)
 	f.local_flag = (volatile uint64_t *)(local + FLAG_OFF);
 	map = scif_mmap(NULL, SCIF_BENCH_PAGE, SCIF_PROT_READ | SCIF_PROT_WRITE, 0, b.epd, 0);
 	f.remote_flag = map == SCIF_MMAP_FAILED ? NULL : (volatile uint64_t *)((char *)map + FLAG_OFF);
-	snprintf(setup, sizeof(setup), "provider=%s nodes=0->1 card=%s", b.provider,
-		 b.card_is_process ? "process" : "thread");
 	for (int k = FENCE_WAIT; k <= RMA_SYNC; k++) {
 		double med, min, bmed, bmin;
 
@@ -110,7 +107,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		f.kind = (enum kind)k;
-		bench_header(&opts, names[k], setup, "scif_us", "raw_us");
+		bench_header(&opts, names[k], scif_bench_setup(&b), "scif_us", "raw_us");
 		scif_bench_measure(fence_round, &f, opts.iterations, opts.repetitions, &med, &min);
 		scif_bench_measure(raw_round, &f, opts.iterations, opts.repetitions, &bmed, &bmin);
 		bench_row(&opts, 8, opts.iterations, med, min, bmed, bmin);

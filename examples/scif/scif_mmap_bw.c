@@ -33,12 +33,11 @@ int main(int argc, char **argv)
 	static const char *const names[] = { "store(memcpy to mapping)", "load(memcpy from mapping)" };
 	struct scif_bench b;
 	struct mb m;
-	char setup[160];
 	void *map;
 
 	scif_bench_card_dispatch(argc, argv, "scif_mmap_bw");
 	bench_parse(argc, argv, &opts, "  load/store through scif_mmap against local memcpy\n");
-	opts.max_size = (opts.max_size + SCIF_BENCH_PAGE - 1) / SCIF_BENCH_PAGE * SCIF_BENCH_PAGE;
+	opts.max_size = scif_bench_round(opts.max_size);
 	scif_bench_start(argv, opts.max_size, &b);
 	map = scif_mmap(NULL, opts.max_size, SCIF_PROT_READ | SCIF_PROT_WRITE, 0, b.epd, 0);
 	if (map == SCIF_MMAP_FAILED) {
@@ -50,10 +49,8 @@ int main(int argc, char **argv)
 	m = (struct mb){ .map = map, .local = scif_bench_pages(opts.max_size),
 			 .other = scif_bench_pages(opts.max_size) };
 	memset(m.local, 0x5a, opts.max_size);
-	snprintf(setup, sizeof(setup), "provider=%s nodes=0->1 card=%s", b.provider,
-		 b.card_is_process ? "process" : "thread");
 	for (int dir = 0; dir < 2; dir++) {
-		bench_header(&opts, names[dir], setup, "mmap_us", "memcpy_us");
+		bench_header(&opts, names[dir], scif_bench_setup(&b), "mmap_us", "memcpy_us");
 		for (size_t len = 64; len <= opts.max_size; len *= 8) {
 			double med, min, bmed, bmin;
 			int iters = len >= (1u << 20) ? (opts.iterations + 9) / 10 : opts.iterations;

@@ -46,17 +46,14 @@ int main(int argc, char **argv)
 	struct bench_opts opts = { .iterations = 2000, .repetitions = 5, .max_size = 64 * 1024 };
 	struct scif_bench b;
 	struct pp p = { .b = &b };
-	char setup[128];
 
 	scif_bench_card_dispatch(argc, argv, "scif_pingpong");
 	bench_parse(argc, argv, &opts, "  one-way SCIF message latency against a socket pair\n");
-	opts.max_size = (opts.max_size + SCIF_BENCH_PAGE - 1) / SCIF_BENCH_PAGE * SCIF_BENCH_PAGE;
+	opts.max_size = scif_bench_round(opts.max_size);
 	/* The card's echo buffer is as large as its window. */
 	scif_bench_start(argv, opts.max_size, &b);
 	p.buf = scif_bench_pages(opts.max_size);
-	snprintf(setup, sizeof(setup), "provider=%s nodes=0<->1 card=%s", b.provider,
-		 b.card_is_process ? "process" : "thread");
-	bench_header(&opts, "scif_pingpong", setup, "scif_us", "socket_us");
+	bench_header(&opts, "scif_pingpong", scif_bench_setup(&b), "scif_us", "socket_us");
 	for (size_t len = 8; len <= opts.max_size; len *= 4) {
 		int warm = opts.iterations < 10 ? opts.iterations : 10;
 		int total = warm + opts.iterations * opts.repetitions;

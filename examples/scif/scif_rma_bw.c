@@ -123,26 +123,24 @@ int main(int argc, char **argv)
 	struct bench_opts opts = { .iterations = 200, .repetitions = 5, .max_size = 1 << 20 };
 	struct scif_bench b;
 	struct rma r;
-	char setup[160], name[64];
+	char name[64];
 
 	scif_bench_card_dispatch(argc, argv, "scif_rma_bw");
 	bench_parse(argc, argv, &opts, "  SCIF RMA time per transfer against memcpy\n");
-	opts.max_size = (opts.max_size + SCIF_BENCH_PAGE - 1) / SCIF_BENCH_PAGE * SCIF_BENCH_PAGE;
+	opts.max_size = scif_bench_round(opts.max_size);
 	scif_bench_start(argv, opts.max_size, &b);
 	r = (struct rma){ .epd = b.epd, .local = scif_bench_pages(opts.max_size),
 			  .plain = scif_bench_pages(opts.max_size), .copy = scif_bench_pages(opts.max_size) };
 	if (scif_register(b.epd, r.local, opts.max_size, HOST_WIN, SCIF_PROT_READ | SCIF_PROT_WRITE,
 			  SCIF_MAP_FIXED) != HOST_WIN)
 		scif_bench_die("scif_register");
-	snprintf(setup, sizeof(setup), "provider=%s nodes=0->1 card=%s", b.provider,
-		 b.card_is_process ? "process" : "thread");
 	for (int op = OP_WRITETO; op <= OP_VREADFROM; op++) {
 		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 			r.op = (enum op)op;
 			r.flags = modes[m].flags;
 			r.async = modes[m].async;
 			snprintf(name, sizeof(name), "%s[%s]", op_names[op], modes[m].name);
-			bench_header(&opts, name, setup, "scif_us", "memcpy_us");
+			bench_header(&opts, name, scif_bench_setup(&b), "scif_us", "memcpy_us");
 			for (size_t len = 8; len <= opts.max_size; len *= 8) {
 				double med, min, bmed, bmin;
 				int iters = len >= (256u << 10) ? (opts.iterations + 9) / 10 : opts.iterations;
