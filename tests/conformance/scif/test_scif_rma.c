@@ -10,6 +10,7 @@
 #include "tests/conformance/scif/scif_test.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -284,6 +285,117 @@ static void test_scif_rma_from_many_threads(void **state)
 				 FIXTURE_MATCH);
 }
 
+struct closer_race {
+	scif_epd_t epd;
+	int ok, failed, err;
+	pid_t tid;
+};
+
+/* RMAs until the endpoint goes away under us. */
+static void *rma_until_closed_main(void *arg)
+{
+	struct closer_race *c = arg;
+
+	__atomic_store_n(&c->tid, fixture_gettid(), __ATOMIC_RELEASE);
+	for (;;) {
+		if (scif_writeto(c->epd, 0, PAGE, 0, c->ok % 2 ? SCIF_RMA_SYNC : 0) == 0) {
+			c->ok++;
+			continue;
+		}
+		c->err = errno;
+		c->failed = 1;
+		return NULL;
+	}
+}
+
+static void test_scif_close_during_rmas_from_another_thread(void **state)
+{
+	struct scif_test_pair p;
+	char *a = scif_test_pages(1), *b = scif_test_pages(1);
+	struct closer_race c = { 0 };
+	pthread_t thread;
+
+	(void)state;
+	scif_test_pair_open(&p);
+	assert_int_equal(scif_register(p.client, a, PAGE, 0, RW, SCIF_MAP_FIXED), 0);
+	assert_int_equal(scif_register(p.server, b, PAGE, 0, RW, SCIF_MAP_FIXED), 0);
+	c.epd = p.client;
+	assert_int_equal(pthread_create(&thread, NULL, rma_until_closed_main, &c), 0);
+	while (!__atomic_load_n(&c.tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	assert_scif_ok(scif_close(p.client));
+	p.client = -1;
+	assert_int_equal(fixture_join(thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
+	/* The closed descriptor is no endpoint; nothing crashed or hung. */
+	assert_int_equal(c.failed, 1);
+	assert_int_equal(c.err, EBADF);
+	scif_test_pair_close(&p);
+	scif_test_free(a);
+	scif_test_free(b);
+}
+
+struct registrar {
+	scif_epd_t epd;
+	char *mem;
+	off_t offset;
+	int rc;
+	int registered;
+};
+
+/*
+ * Register and unregister the same window over and over. While the peer still
+ * uses a removed window its range stays taken: EADDRINUSE, try again.
+ */
+static void *register_loop_main(void *arg)
+{
+	struct registrar *r = arg;
+
+	r->rc = 0;
+	for (int i = 0; i < 200 && !r->rc; i++) {
+		if (scif_register(r->epd, r->mem, PAGE, r->offset, RW, SCIF_MAP_FIXED) != r->offset) {
+			if (errno != EADDRINUSE)
+				r->rc = errno;
+			continue;
+		}
+		r->registered++;
+		if (scif_unregister(r->epd, r->offset, PAGE))
+			r->rc = errno;
+	}
+	return NULL;
+}
+
+static void test_scif_register_races_rma_into_the_space(void **state)
+{
+	struct registrar r[2];
+	pthread_t thread[2];
+	char *probe = scif_test_pages(1);
+	int ok = 0, enxio = 0;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		r[i] = (struct registrar){ .epd = pair.server, .mem = scif_test_pages(1),
+					   .offset = 0x600000 + i * (off_t)PAGE, .rc = 1 };
+		assert_int_equal(pthread_create(&thread[i], NULL, register_loop_main, &r[i]), 0);
+	}
+	/* Meanwhile the peer writes into those offsets: each RMA lands or finds no window. */
+	for (int i = 0; i < 400; i++) {
+		if (scif_vwriteto(pair.client, probe, 64, 0x600000 + (i % 2) * (off_t)PAGE, SCIF_RMA_SYNC) == 0)
+			ok++;
+		else if (errno == ENXIO)
+			enxio++;
+		else
+			fail_msg("scif_vwriteto: errno %d", errno);
+	}
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(fixture_join(thread[i], SCIF_TEST_TIMEOUT_MS * 2, NULL), 0);
+		assert_int_equal(r[i].rc, 0);
+		assert_true(r[i].registered > 0);
+		scif_test_free(r[i].mem);
+	}
+	assert_int_equal(ok + enxio, 400);
+	scif_test_free(probe);
+}
+
 static void test_scif_rma_needs_a_connection(void **state)
 {
 	scif_epd_t lone = scif_open();
@@ -326,6 +438,8 @@ int main(void)
 		cmocka_unit_test_setup(test_scif_rma_protection_fails_eacces, rma_reset),
 		cmocka_unit_test_setup(test_scif_rma_bad_flags_and_length_fail_einval, rma_reset),
 		cmocka_unit_test_setup(test_scif_rma_from_many_threads, rma_reset),
+		cmocka_unit_test(test_scif_close_during_rmas_from_another_thread),
+		cmocka_unit_test_setup(test_scif_register_races_rma_into_the_space, rma_reset),
 		cmocka_unit_test(test_scif_rma_needs_a_connection),
 		cmocka_unit_test(test_scif_rma_after_peer_close_fails_econnreset),
 	};
