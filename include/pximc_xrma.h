@@ -25,6 +25,17 @@ XRMA_API int xrma_pximc_close(struct xrma_pximc *px);
 /* Make the calling thread's PXIMC_* calls use px (NULL: the process default again). */
 XRMA_API int xrma_pximc_use(struct xrma_pximc *px);
 
+/*
+ * Device memory: len bytes (a page multiple) that stand for a device's memory on this system,
+ * exported with a modelled bus address inside the node's inbound windows. *bus is the
+ * physicalAddress a PXIMC_requestWindowPhysicalAsServer names to expose it (or a page-aligned
+ * part of it); *addr is the local view a device driver would have. Freed with the instance.
+ * px NULL: the calling thread's instance (the one its PXIMC_* calls use).
+ * XRMA_ENOTSUP on providers without bus addresses (XRMA_CAP_BUS_ADDR).
+ */
+XRMA_API int xrma_pximc_device_memory(struct xrma_pximc *px, size_t len, uint64_t *bus,
+				      void **addr);
+
 /* The node id of an instance (interfaceID of it, seen from another node, is node + 1). */
 XRMA_API int xrma_pximc_node(struct xrma_pximc *px, uint32_t *node);
 

@@ -5,14 +5,16 @@
  *   A.1 logical server (system 1) and logical client (system 2), found by findWindows and
  *       queryWindowInformation, data pushed both ways with assertEvent;
  *   A.3 peers requested by both systems at the same moment;
- *   A.2 / A.4 physical server and client, where the provider can expose physical ranges
- *       (no xrma provider can yet: the table shows the documented refusal).
+ *   A.2 / A.4 physical server (system 1, exposing device memory at its bus address) and
+ *       physical client (system 2, writing into it), on providers with bus addresses (ntb);
+ *       elsewhere the table shows the documented refusals.
  * Each system prints its steps as a table: flow, system, call, status, detail.
  * The protocol number is from the proprietary range (the spec's 0xABCD1000 is reserved).
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <pximc_xrma.h>
 #include "pximc_demo.h"
 
 #define PROTOCOL 0xF0001000u
@@ -132,22 +134,62 @@ static void flow_a3(struct pximc_demo *demo)
 
 static void flow_physical(struct pximc_demo *demo)
 {
-	uint32_t session = 0;
+	void *remote = NULL, *local = NULL, *dev = NULL;
+	uint64_t remote_size = 0, local_size = 0, bus = 0xF0000000u, pa = 0;
+	uint32_t session = 0, reason = 0;
+	tPXIMC_Status status;
+	char detail[96];
 
 	if (demo->self == 1) {
+		/* The "digitizer": device memory with a bus address in our inbound windows. */
+		if (xrma_pximc_device_memory(NULL, 0x10000, &bus, &dev))
+			dev = NULL;
+		snprintf(detail, sizeof(detail), "device memory at bus 0x%llx",
+			 (unsigned long long)bus);
 		row(demo, "A.2", "requestWindowPhysicalAsServer",
-		    PXIMC_requestWindowPhysicalAsServer(demo->iface, PROTOCOL, 0x10000, 0, 0xF0000000u,
+		    PXIMC_requestWindowPhysicalAsServer(demo->iface, PROTOCOL, 0x10000, 0, bus,
 							 (const uint8_t *)"digitizer", 9, &session),
-		    "a device BAR at 0xF0000000");
+		    detail);
 		pximc_demo_send(demo, 5);
+		if (session) {
+			row(demo, "A.2", "waitForConnection",
+			    PXIMC_waitForConnection(session, WAIT_MS, &remote, &remote_size, &local,
+						    &local_size),
+			    "both windows NULL, sizes 0/0 (R8)");
+		}
 		pximc_demo_recv(demo);
+		if (session && dev) {
+			snprintf(detail, sizeof(detail), "device memory reads \"%s\"",
+				 (const char *)dev);
+			row(demo, "A.2", "(read device memory)", PXIMC_SUCCESS, detail);
+			row(demo, "A.2", "closeWindow", PXIMC_closeWindow(session), "");
+		}
+		pximc_demo_send(demo, 7);
 		return;
 	}
 	pximc_demo_recv(demo);
-	row(demo, "A.4", "requestWindowPhysicalAsClient",
-	    PXIMC_requestWindowPhysicalAsClient(demo->iface, PROTOCOL, 0x10000, 0x10000, 0, &session),
-	    "no physical server to pair with");
+	/* minRemoteSize 0 as in the example is refused by the rule: ask for the exact size. */
+	status = PXIMC_requestWindowPhysicalAsClient(demo->iface, PROTOCOL, 0x10000, 0x10000, 0,
+						     &session);
+	row(demo, "A.4", "requestWindowPhysicalAsClient", status,
+	    status ? "no physical server to pair with" : "paired with the physical server");
+	if (session) {
+		row(demo, "A.4", "waitForConnection",
+		    PXIMC_waitForConnection(session, 0, &remote, &remote_size, &local, &local_size),
+		    "remote window only");
+		snprintf(detail, sizeof(detail), "0x%llx",
+			 PXIMC_getPhysicalAddress(session, &pa) ? 0ull : (unsigned long long)pa);
+		row(demo, "A.4", "getPhysicalAddress", PXIMC_SUCCESS, detail);
+		strcpy(remote, "samples from system 2");
+	}
 	pximc_demo_send(demo, 6);
+	pximc_demo_recv(demo);
+	if (session) {
+		row(demo, "A.4", "waitForSessionEvent", PXIMC_waitForSessionEvent(session, WAIT_MS,
+										  &reason),
+		    "CONNECTION_CLOSED: the server closed");
+		row(demo, "A.4", "closeWindow", PXIMC_closeWindow(session), "");
+	}
 }
 
 int main(int argc, char **argv)

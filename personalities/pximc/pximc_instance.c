@@ -138,6 +138,11 @@ int xrma_pximc_link_watch(struct xrma_pximc *px, struct xrma_pximc_session *s)
 
 	if (fd < 0)
 		return fd;
+	/* The partner's link events reach us through the windows it shares with us. */
+	if (s->remote_rseg)
+		(void)xrma_rseg_set_callback(s->remote_rseg, xrma_pximc_window_event, px);
+	if (s->local_seg)
+		(void)xrma_seg_set_callback(s->local_seg, xrma_pximc_window_event, px);
 	return epoll_ctl(px->epfd, EPOLL_CTL_ADD, fd, &ev) ? -XRMA_ENOMEM : 0;
 }
 
@@ -198,7 +203,7 @@ static void *xrma_pximc_notice_main(void *arg)
 		pthread_mutex_unlock(&px->lock);
 		if (!xrma_conn_open(px->ctx, 0, &conn)) {
 			if (!xrma_conn_connect(conn, notice.node, XRMA_PXIMC_PORT, XRMA_PXIMC_CALL_MS))
-				(void)xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_NOTICE, notice.bits,
+				(void)xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_NOTICE, notice.bits, false,
 							  NULL, 0, XRMA_PXIMC_CALL_MS);
 			xrma_conn_close(conn);
 		}
@@ -372,6 +377,7 @@ XRMA_PXIMC_EXPORT int xrma_pximc_close(struct xrma_pximc *px)
 		xrma_seg_unexport(px->zombies[i], XRMA_UNEXPORT_FORCE);
 		xrma_seg_close(px->zombies[i]);
 	}
+	xrma_pximc_device_memory_free(px);
 	xrma_conn_close(px->listener);
 	close(px->wake_fd);
 	close(px->epfd);

@@ -25,6 +25,51 @@ static bool xrma_pximc_node_live(struct xrma_pximc *px, uint32_t node)
 	return false;
 }
 
+bool xrma_pximc_link_up(struct xrma_pximc *px, uint32_t node)
+{
+	/* A probe fails while either end's modelled link is down (ntb); a node that left is
+	 * not a link matter (its sessions see CONNECTION_CLOSED). */
+	if (xrma_node_probe(px->ctx, px->self, 0))
+		return false;
+	return xrma_node_probe(px->ctx, node, 0) == 0 || !xrma_pximc_node_live(px, node);
+}
+
+void xrma_pximc_iface_link(struct xrma_pximc *px, uint32_t node, bool up)
+{
+	struct xrma_pximc_iface *iface = xrma_pximc_iface_get(px, node);
+
+	if (!iface || iface->link_down == !up)
+		return;
+	iface->link_down = !up;
+	iface->state = up ? PXIMC_STATE_UP : PXIMC_STATE_DOWN;
+	iface->latch |= PXIMC_EVENT_INTERFACE_STATE_CHANGE;
+	for (size_t i = 0; !up && i < px->session_count; i++) {
+		struct xrma_pximc_session *s = px->sessions[i];
+		unsigned event = atomic_load(&s->event);
+
+		if (s->node != node || s->closed || s->state < XRMA_PXIMC_PAIRING)
+			continue;
+		/* The latest event wins (one-deep), except CONNECTION_CLOSED (3.3.4.2-R4). */
+		while (event != PXIMC_EVENT_CONNECTION_CLOSED &&
+		       !atomic_compare_exchange_weak(&s->event, &event, PXIMC_EVENT_INTERFACE_DOWN))
+			;
+		if (s->wake)
+			(void)xrma_rintr_trigger(s->wake, NULL, 0);
+	}
+	pthread_cond_broadcast(&px->cond);
+}
+
+void xrma_pximc_window_event(void *arg, const struct xrma_event *event)
+{
+	struct xrma_pximc *px = arg;
+
+	if (event->type != XRMA_EVENT_NOT_OPERATIONAL && event->type != XRMA_EVENT_OPERATIONAL)
+		return;
+	pthread_mutex_lock(&px->lock);
+	xrma_pximc_iface_link(px, event->node, event->type == XRMA_EVENT_OPERATIONAL);
+	pthread_mutex_unlock(&px->lock);
+}
+
 int xrma_pximc_iface_node(struct xrma_pximc *px, uint32_t interface_id, uint32_t *node)
 {
 	if (!interface_id || interface_id - 1 == px->self || !xrma_pximc_node_live(px, interface_id - 1))
@@ -139,6 +184,7 @@ tPXIMC_Status xrma_pximc_wait_interface_event(struct xrma_pximc *px, uint32_t in
 	pthread_mutex_lock(&px->lock);
 	for (;;) {
 		uint64_t slice = xrma_pximc_now_ms() + XRMA_PXIMC_STATE_POLL_MS;
+		bool live, link_up;
 		uint32_t state;
 
 		iface = xrma_pximc_iface_get(px, node);
@@ -152,8 +198,12 @@ tPXIMC_Status xrma_pximc_wait_interface_event(struct xrma_pximc *px, uint32_t in
 			break;
 		xrma_pximc_cond_wait(px, slice < deadline ? slice : deadline);
 		pthread_mutex_unlock(&px->lock);
-		state = xrma_pximc_node_live(px, node) ? PXIMC_STATE_UP : PXIMC_STATE_DOWN;
+		live = xrma_pximc_node_live(px, node);
+		link_up = !live || xrma_pximc_link_up(px, node);
+		state = live && link_up ? PXIMC_STATE_UP : PXIMC_STATE_DOWN;
 		pthread_mutex_lock(&px->lock);
+		/* Our own link going down is seen here: no core event names our sessions. */
+		xrma_pximc_iface_link(px, node, link_up);
 		iface = xrma_pximc_iface_get(px, node);
 		if (state != iface->state) {
 			iface->state = state;

@@ -100,6 +100,26 @@ static int xrma_pximc_window_alloc(struct xrma_pximc *px, uint64_t len, struct x
 	return ret;
 }
 
+/*
+ * The owner's local window for a pairing: a new exported segment, or for a physical server
+ * the device memory it names (which it does not own). Fills the reply's window fields.
+ */
+static int xrma_pximc_owner_window(struct xrma_pximc *px, struct xrma_pximc_session *w,
+				   uint64_t len, struct xrma_pximc_pair_reply *reply)
+{
+	int ret;
+
+	if (w->loc_type == PXIMC_LOCATION_PHYSICAL) {
+		reply->owner_seg_id = w->phys_seg_id;
+		reply->owner_offset = w->phys_offset;
+		reply->owner_bus = w->phys_address;
+		return 0;
+	}
+	ret = xrma_pximc_window_alloc(px, len, &w->local_seg, &w->local_addr, &reply->owner_seg_id);
+	reply->owner_bus = xrma_pximc_window_bus(w->local_seg);
+	return ret;
+}
+
 /* The owner's answer to a pair request (service thread). Keeps conn as the link on success. */
 void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint32_t node,
 			    const struct xrma_pximc_pair_req *req)
@@ -127,8 +147,7 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 		else
 			chosen = w;
 	}
-	if (chosen && !xrma_pximc_window_alloc(px, local, &chosen->local_seg, &chosen->local_addr,
-					       &reply.owner_seg_id) &&
+	if (chosen && !xrma_pximc_owner_window(px, chosen, local, &reply) &&
 	    !xrma_pximc_events_open(px, chosen, &reply.owner_intr)) {
 		chosen->state = XRMA_PXIMC_PAIRING;
 		chosen->local_size = local;
@@ -137,14 +156,13 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 		reply.uid = chosen->uid;
 		reply.owner_local = local;
 		reply.owner_remote = remote;
-		reply.owner_bus = xrma_pximc_window_bus(chosen->local_seg);
 		result = XRMA_PXIMC_PAIR_OK;
 	} else if (chosen) {
 		xrma_pximc_session_free_resources(px, chosen);
 		chosen->posted = true;
 	}
 	/* The reply goes out under the lock so that no link input can precede it. */
-	if (xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_PAIR, result, &reply, sizeof(reply),
+	if (xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_PAIR, result, true, &reply, sizeof(reply),
 				XRMA_PXIMC_CALL_MS) ||
 	    result != XRMA_PXIMC_PAIR_OK) {
 		if (result == XRMA_PXIMC_PAIR_OK) {
@@ -191,6 +209,8 @@ static void xrma_pximc_import_partner(struct xrma_pximc *px, struct xrma_pximc_s
 		if (!ret)
 			ret = xrma_rseg_map(s->remote_rseg, 0, (size_t)s->remote_size,
 					    XRMA_MAP_READ | XRMA_MAP_WRITE, &s->remote_addr);
+		if (!ret)
+			(void)xrma_rseg_set_callback(s->remote_rseg, xrma_pximc_window_event, px);
 	} else if (s->remote_size) {
 		ret = -XRMA_EPROTO;
 	}
@@ -201,6 +221,7 @@ static void xrma_pximc_import_partner(struct xrma_pximc *px, struct xrma_pximc_s
 		xrma_pximc_mark_closed(s);
 	} else {
 		s->remote_bus = partner->bus;
+		s->partner_uid = partner->uid;
 		s->state = XRMA_PXIMC_PAIRED;
 	}
 }
@@ -234,6 +255,7 @@ void xrma_pximc_link_input(struct xrma_pximc *px, struct xrma_pximc_session *s)
 			size_t need;
 
 			memcpy(&hdr, s->rx, sizeof(hdr));
+			xrma_pximc_hdr_wire(&hdr);
 			need = sizeof(hdr) + hdr.len;
 			if (hdr.magic != XRMA_PXIMC_MAGIC || need > sizeof(s->rx)) {
 				xrma_pximc_link_closed(px, s);
@@ -244,6 +266,7 @@ void xrma_pximc_link_input(struct xrma_pximc *px, struct xrma_pximc_session *s)
 				break;
 			if (hdr.type == XRMA_PXIMC_MSG_SEGID && hdr.len == sizeof(partner)) {
 				memcpy(&partner, s->rx + sizeof(hdr), sizeof(partner));
+				xrma_pximc_wire(hdr.type, false, &partner, sizeof(partner));
 				xrma_pximc_import_partner(px, s, &partner);
 			} else if (hdr.type == XRMA_PXIMC_MSG_ASSERT) {
 				unsigned expected = 0;

@@ -106,7 +106,7 @@ tPXIMC_Status xrma_pximc_query_interface(struct xrma_pximc *px, uint32_t interfa
 	}
 }
 
-void xrma_pximc_window_info(const struct xrma_pximc_session *s, struct xrma_pximc_window_info *info)
+void xrma_pximc_window_info(struct xrma_pximc_session *s, struct xrma_pximc_window_info *info)
 {
 	bool paired = s->state >= XRMA_PXIMC_PAIRING;
 
@@ -117,7 +117,7 @@ void xrma_pximc_window_info(const struct xrma_pximc_session *s, struct xrma_pxim
 	info->protocol = s->protocol;
 	info->pairing = paired ? PXIMC_WINDOW_PAIRED : PXIMC_WINDOW_UNPAIRED;
 	/* Seen from the querying side, this session's flag is the remote one. */
-	info->event_status = (atomic_load(&s->event) ? PXIMC_WINDOW_REMOTE_EVENT_PENDING : 0) |
+	info->event_status = (xrma_pximc_event_pending(s) ? PXIMC_WINDOW_REMOTE_EVENT_PENDING : 0) |
 			     (s->local_waiting ? PXIMC_WINDOW_REMOTE_SESSION_WAITING : 0);
 	info->min_local = paired ? s->local_size : s->min_local;
 	info->max_local = paired ? s->local_size : s->max_local;
@@ -125,6 +125,29 @@ void xrma_pximc_window_info(const struct xrma_pximc_session *s, struct xrma_pxim
 	info->max_remote = paired ? s->remote_size : s->max_remote;
 	info->data_len = s->data_len;
 	memcpy(info->data, s->data, s->data_len);
+}
+
+/*
+ * The local half of SESSION_EVENT_STATUS: our session paired with window uid of node (its
+ * partner), if any: its flag is pending, a thread of ours waits on it.
+ */
+static uint32_t xrma_pximc_local_event_status(struct xrma_pximc *px, uint32_t node, uint32_t uid)
+{
+	uint32_t bits = 0;
+
+	pthread_mutex_lock(&px->lock);
+	for (size_t i = 0; i < px->session_count; i++) {
+		struct xrma_pximc_session *s = px->sessions[i];
+
+		if (s->node != node || !s->partner_uid || s->partner_uid != uid || s->closed ||
+		    s->state < XRMA_PXIMC_PAIRING)
+			continue;
+		bits = (xrma_pximc_event_pending(s) ? PXIMC_WINDOW_LOCAL_EVENT_PENDING : 0) |
+		       (s->local_waiting ? PXIMC_WINDOW_LOCAL_SESSION_WAITING : 0);
+		break;
+	}
+	pthread_mutex_unlock(&px->lock);
+	return bits;
 }
 
 tPXIMC_Status xrma_pximc_query_window(struct xrma_pximc *px, uint32_t interface_id,
@@ -144,6 +167,7 @@ tPXIMC_Status xrma_pximc_query_window(struct xrma_pximc *px, uint32_t interface_
 		return xrma_pximc_status(ret, PXIMC_INTERFACE_DOWN);
 	if (!hdr.arg || hdr.len != sizeof(info) || info.data_len > XRMA_PXIMC_DATA_MAX)
 		return PXIMC_INVALID_WINDOW;
+	info.event_status |= xrma_pximc_local_event_status(px, node, window_id);
 	switch (attribute) {
 	case PXIMC_U8_WINDOW_DATA:
 		return xrma_pximc_put(info.data, info.data_len, 1, max, out, actual);

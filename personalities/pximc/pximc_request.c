@@ -48,7 +48,7 @@ static int xrma_pximc_complete(struct xrma_pximc *px, struct xrma_pximc_session 
 			       struct xrma_pximc_claim *claim)
 {
 	struct xrma_seg_attr attr = { .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL };
-	struct xrma_pximc_segid ours = { UINT64_MAX, UINT64_MAX, UINT64_MAX };
+	struct xrma_pximc_segid ours = { 0, 0, UINT64_MAX, UINT64_MAX, UINT64_MAX };
 	int ret = 0;
 
 	s->local_size = claim->reply.owner_remote;
@@ -65,6 +65,10 @@ static int xrma_pximc_complete(struct xrma_pximc *px, struct xrma_pximc_session 
 		ours.bus = xrma_pximc_window_bus(s->local_seg);
 	}
 	s->remote_bus = claim->reply.owner_bus;
+	s->partner_uid = claim->reply.uid;
+	/* A peer's window is posted too: the owner's session learns its id. */
+	if (s->conn_type == PXIMC_CONNECTION_PEER)
+		ours.uid = s->uid;
 	if (!ret)
 		ret = xrma_pximc_events_open(px, s, &ours.intr);
 	if (!ret)
@@ -75,11 +79,12 @@ static int xrma_pximc_complete(struct xrma_pximc *px, struct xrma_pximc_session 
 				     XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0,
 				     XRMA_PXIMC_CALL_MS, &s->remote_rseg);
 		if (!ret)
-			ret = xrma_rseg_map(s->remote_rseg, 0, (size_t)s->remote_size,
-					    XRMA_MAP_READ | XRMA_MAP_WRITE, &s->remote_addr);
+			ret = xrma_rseg_map(s->remote_rseg, (size_t)claim->reply.owner_offset,
+					    (size_t)s->remote_size, XRMA_MAP_READ | XRMA_MAP_WRITE,
+					    &s->remote_addr);
 	}
 	if (!ret)
-		ret = xrma_pximc_send_msg(claim->link, XRMA_PXIMC_MSG_SEGID, 0, &ours, sizeof(ours),
+		ret = xrma_pximc_send_msg(claim->link, XRMA_PXIMC_MSG_SEGID, 0, false, &ours, sizeof(ours),
 					  XRMA_PXIMC_CALL_MS);
 	s->link = claim->link;
 	pthread_mutex_lock(&px->lock);
@@ -377,18 +382,19 @@ tPXIMC_Status xrma_pximc_request_peer(struct xrma_pximc *px, uint32_t interface_
 }
 
 /*
- * Physical windows need a provider that can expose a local physical range; none can yet
- * (docs/pximc.md), so after the sequence checks this is PHY_RESOURCE_NOT_AVAILABLE.
+ * A physical server exposes device memory of this system (xrma_pximc_device_memory) at its
+ * bus address. Without bus addresses, or at an address no device memory covers, it is
+ * PHY_RESOURCE_NOT_AVAILABLE (docs/pximc.md).
  */
 tPXIMC_Status xrma_pximc_request_physical_server(struct xrma_pximc *px, uint32_t interface_id,
 						 uint32_t protocol, uint64_t local_size, uint32_t uid,
 						 uint64_t physical_address, const uint8_t *data,
 						 uint32_t data_len, uint32_t *session)
 {
+	struct xrma_pximc_session *s;
+	tPXIMC_Status status;
 	uint32_t node;
 
-	(void)protocol;
-	(void)uid;
 	if (xrma_pximc_iface_node(px, interface_id, &node))
 		return PXIMC_INVALID_INTERFACE;
 	if (data_len > XRMA_PXIMC_DATA_MAX || (data_len && !data) || !local_size ||
@@ -396,23 +402,35 @@ tPXIMC_Status xrma_pximc_request_physical_server(struct xrma_pximc *px, uint32_t
 		return PXIMC_INVALID_ARGUMENT;
 	if (local_size > px->win_limit)
 		return PXIMC_SPACE_NOT_AVAILABLE;
-	return PXIMC_PHY_RESOURCE_NOT_AVAILABLE;
+	s = xrma_pximc_session_new(node, PXIMC_CONNECTION_SERVER, protocol, local_size, local_size,
+				   0, 0, data, data_len);
+	if (!s)
+		return PXIMC_SPACE_NOT_AVAILABLE;
+	s->loc_type = PXIMC_LOCATION_PHYSICAL;
+	pthread_mutex_lock(&px->lock);
+	status = xrma_pximc_physical_range(px, physical_address, local_size, s);
+	if (!status)
+		status = xrma_pximc_post(px, s, uid, XRMA_PXIMC_POSTED);
+	if (status) {
+		pthread_mutex_unlock(&px->lock);
+		free(s);
+		return status;
+	}
+	*session = s->number;
+	xrma_pximc_notice_windows(px, s->node);
+	pthread_mutex_unlock(&px->lock);
+	return PXIMC_SUCCESS;
 }
 
-/* A physical client pairs only with a physical server; there are none to pair with. */
+/* A physical client pairs only with a physical server; its one window is the remote one. */
 tPXIMC_Status xrma_pximc_request_physical_client(struct xrma_pximc *px, uint32_t interface_id,
 						 uint32_t protocol, uint64_t max_remote,
 						 uint64_t min_remote, uint32_t uid,
 						 uint32_t *session)
 {
-	struct xrma_pximc_pair_req req = {
-		.conn_type = PXIMC_CONNECTION_CLIENT, .loc_type = PXIMC_LOCATION_PHYSICAL,
-		.protocol = protocol, .target_uid = uid, .min_remote = min_remote,
-		.max_remote = max_remote,
-	};
-	struct xrma_pximc_claim claim = { 0 };
-	uint32_t node, result = XRMA_PXIMC_PAIR_NO_MATCH;
-	int ret;
+	struct xrma_pximc_session *s;
+	tPXIMC_Status status;
+	uint32_t node;
 
 	if (xrma_pximc_iface_node(px, interface_id, &node))
 		return PXIMC_INVALID_INTERFACE;
@@ -420,10 +438,14 @@ tPXIMC_Status xrma_pximc_request_physical_client(struct xrma_pximc *px, uint32_t
 		return PXIMC_INVALID_ARGUMENT;
 	if (min_remote > px->win_limit)
 		return PXIMC_SPACE_NOT_AVAILABLE;
-	ret = xrma_pximc_ask(px, node, &req, &result, &claim);
-	if (ret == -XRMA_ECONNREFUSED)
-		return PXIMC_INTERFACE_DOWN;
-	if (claim.link)
-		xrma_conn_close(claim.link);
-	return PXIMC_NO_PAIRING;
+	s = xrma_pximc_session_new(node, PXIMC_CONNECTION_CLIENT, protocol, 0, 0, max_remote,
+				   min_remote, NULL, 0);
+	if (!s)
+		return PXIMC_SPACE_NOT_AVAILABLE;
+	s->loc_type = PXIMC_LOCATION_PHYSICAL;
+	status = xrma_pximc_hold_new(px, s);
+	if (status)
+		return status;
+	status = xrma_pximc_claim_status(xrma_pximc_claim(px, s, uid));
+	return xrma_pximc_unhold(px, s, status, session);
 }

@@ -54,6 +54,18 @@ tPXIMC_Status xrma_pximc_wait_connection(struct xrma_pximc *px, uint32_t number,
 			status = PXIMC_INVALID_SESSION;
 			break;
 		}
+		if (s->state == XRMA_PXIMC_PAIRED && s->loc_type == PXIMC_LOCATION_PHYSICAL &&
+		    s->conn_type == PXIMC_CONNECTION_SERVER) {
+			/* It cannot reach either window: NULL and 0/0 (3.3.2.4.1-R8, A.2). */
+			if (remote_addr)
+				*remote_addr = NULL;
+			if (remote_size)
+				*remote_size = 0;
+			*local_addr = NULL;
+			*local_size = 0;
+			status = PXIMC_SUCCESS;
+			break;
+		}
 		if (s->state == XRMA_PXIMC_PAIRED) {
 			if (remote_addr)
 				*remote_addr = s->remote_size ? s->remote_addr : NULL;
@@ -89,6 +101,7 @@ tPXIMC_Status xrma_pximc_assert_event(struct xrma_pximc *px, uint32_t number)
 	struct xrma_pximc_session *s;
 	struct xrma_rintr *partner;
 	struct xrma_conn *link;
+	uint32_t node;
 	int ret;
 
 	s = xrma_pximc_session_lock(px, number);
@@ -104,14 +117,21 @@ tPXIMC_Status xrma_pximc_assert_event(struct xrma_pximc *px, uint32_t number)
 	}
 	partner = s->partner_intr;
 	link = s->link;
+	node = s->node;
 	pthread_mutex_unlock(&px->lock);
+	if (!xrma_pximc_link_up(px, node)) {
+		pthread_mutex_lock(&px->lock);
+		xrma_pximc_iface_link(px, node, false);
+		pthread_mutex_unlock(&px->lock);
+		return PXIMC_INTERFACE_DOWN;
+	}
 	/* Stores to the remote window must be visible before the event (3.3.4.1-R1). */
 	atomic_thread_fence(memory_order_seq_cst);
 	/* The partner's interrupt once we know it; until then (owner still pairing) the link. */
 	if (partner)
 		ret = xrma_rintr_trigger(partner, NULL, 0);
 	else
-		ret = xrma_pximc_send_msg(link, XRMA_PXIMC_MSG_ASSERT, 0, NULL, 0, XRMA_PXIMC_CALL_MS);
+		ret = xrma_pximc_send_msg(link, XRMA_PXIMC_MSG_ASSERT, 0, false, NULL, 0, XRMA_PXIMC_CALL_MS);
 	/* A full queue means the flag is set already: that is the one-deep flag's answer. */
 	if (!ret || ret == -XRMA_EAGAIN)
 		return PXIMC_SUCCESS;
@@ -131,6 +151,23 @@ static unsigned xrma_pximc_take_event(struct xrma_pximc_session *s)
 	return event;
 }
 
+bool xrma_pximc_event_pending(struct xrma_pximc_session *s)
+{
+	unsigned expected = 0;
+
+	if (atomic_load(&s->event))
+		return true;
+	if (!s->intr || xrma_intr_wait(s->intr, 0, NULL, NULL))
+		return false;
+	/* A trigger nobody took yet: keep it as the flag (one-deep), and knock for a waiter. */
+	while (xrma_intr_wait(s->intr, 0, NULL, NULL) == 0)
+		;
+	atomic_compare_exchange_strong(&s->event, &expected, PXIMC_EVENT_ASSERTED);
+	if (s->local_waiting && s->wake)
+		(void)xrma_rintr_trigger(s->wake, NULL, 0);
+	return true;
+}
+
 /* Milliseconds left until deadline, as the core's int timeout (-1: for ever). */
 static int xrma_pximc_left_ms(uint64_t deadline)
 {
@@ -141,6 +178,25 @@ static int xrma_pximc_left_ms(uint64_t deadline)
 	if (now >= deadline)
 		return 0;
 	return deadline - now > INT32_MAX ? INT32_MAX : (int)(deadline - now);
+}
+
+/* A blocked wait looks at the link this often: no core event tells us our own went down. */
+#define XRMA_PXIMC_LINK_POLL_MS 100
+
+static int xrma_pximc_slice_ms(uint64_t deadline)
+{
+	int left = xrma_pximc_left_ms(deadline);
+
+	return left < 0 || left > XRMA_PXIMC_LINK_POLL_MS ? XRMA_PXIMC_LINK_POLL_MS : left;
+}
+
+static void xrma_pximc_session_watch_link(struct xrma_pximc *px, uint32_t node)
+{
+	bool up = xrma_pximc_link_up(px, node);
+
+	pthread_mutex_lock(&px->lock);
+	xrma_pximc_iface_link(px, node, up);
+	pthread_mutex_unlock(&px->lock);
 }
 
 tPXIMC_Status xrma_pximc_wait_session_event(struct xrma_pximc *px, uint32_t number,
@@ -173,8 +229,13 @@ tPXIMC_Status xrma_pximc_wait_session_event(struct xrma_pximc *px, uint32_t numb
 	 * came over the link while pairing) also knock on it. The session stays allocated while
 	 * we count as a waiter, so its flag is safe to read without the lock.
 	 */
-	event = xrma_pximc_take_event(s);
-	ret = event ? 0 : xrma_intr_wait(intr, xrma_pximc_left_ms(deadline), NULL, NULL);
+	for (;;) {
+		event = xrma_pximc_take_event(s);
+		ret = event ? 0 : xrma_intr_wait(intr, xrma_pximc_slice_ms(deadline), NULL, NULL);
+		if (ret != -XRMA_ETIMEDOUT || !xrma_pximc_left_ms(deadline))
+			break;
+		xrma_pximc_session_watch_link(px, s->node);
+	}
 	if (!ret) {
 		/* One-deep: triggers that piled up while nobody waited are this one event. */
 		while (xrma_intr_wait(intr, 0, NULL, NULL) == 0)

@@ -44,6 +44,7 @@ struct xrma_pximc_session {
 	uint32_t protocol;
 	uint64_t min_local, max_local, min_remote, max_remote;  /* as requested */
 	uint32_t uid;            /* windowID (posted uid; a client's is its server's) */
+	uint32_t partner_uid;    /* the partner's posted window id once paired (0: none) */
 	bool posted;             /* listed by the remote findWindows */
 	uint32_t data_len;
 	uint8_t data[XRMA_PXIMC_DATA_MAX];
@@ -67,12 +68,26 @@ struct xrma_pximc_session {
 	bool local_waiting;
 	uint32_t device_access[8][2];  /* (bdf, mode) pairs from enableDeviceAccess */
 	unsigned device_count;
+	/* A physical server: the device memory segment and offset its physicalAddress names. */
+	uint64_t phys_seg_id;
+	uint64_t phys_offset;
+	uint64_t phys_address;
+};
+
+/* Device memory of an instance (xrma_pximc_device_memory): what physical servers expose. */
+struct xrma_pximc_devmem {
+	struct xrma_seg *seg;
+	uint64_t seg_id;
+	uint64_t bus;
+	size_t len;
+	void *addr;
 };
 
 struct xrma_pximc_iface {
 	uint32_t node;
 	uint32_t latch;          /* PXIMC_EVENT_* bits not yet reported */
 	uint32_t state;          /* last PXIMC_STATE_* seen */
+	bool link_down;          /* the modelled link to node (or ours) is down */
 	bool subscribed;         /* we told that node to send us window notices */
 };
 
@@ -100,6 +115,8 @@ struct xrma_pximc {
 	size_t notice_count, notice_cap;
 	struct xrma_seg **zombies;  /* closed sessions' windows still imported by the partner */
 	size_t zombie_count, zombie_cap;
+	struct xrma_pximc_devmem *devmem;
+	size_t devmem_count, devmem_cap;
 };
 
 /* pximc_errors.c: the one table from core codes to PXImc status. */
@@ -126,6 +143,13 @@ int xrma_pximc_iface_node(struct xrma_pximc *px, uint32_t interface_id, uint32_t
 struct xrma_pximc_iface *xrma_pximc_iface_get(struct xrma_pximc *px, uint32_t node);
 void xrma_pximc_notice_windows(struct xrma_pximc *px, uint32_t node);
 void xrma_pximc_subscriber_add(struct xrma_pximc *px, uint32_t node);
+/* Is the link between us and node up (both ends; providers without a link model: yes)? */
+bool xrma_pximc_link_up(struct xrma_pximc *px, uint32_t node);
+/* The link to node went down or came back: interface latch and state, and INTERFACE_DOWN
+ * for every session on node. Under lock. */
+void xrma_pximc_iface_link(struct xrma_pximc *px, uint32_t node, bool up);
+/* Core event callback of session windows (arg: the instance): link events of the partner. */
+void xrma_pximc_window_event(void *arg, const struct xrma_event *event);
 
 /* pximc_protocol.c: the control messages between instances. */
 enum xrma_pximc_msg {
@@ -176,10 +200,13 @@ struct xrma_pximc_pair_reply {
 	uint64_t owner_seg_id;
 	uint64_t owner_bus;      /* UINT64_MAX: no modelled bus address */
 	uint64_t owner_intr;     /* the interrupt the requester's assertEvent triggers */
+	uint64_t owner_offset;   /* where the window starts in owner_seg_id (physical servers) */
 };
 
-/* The link's first message, from the requester: its window and that window's bus address. */
+/* The link's first message, from the requester: its window, that window's bus address and
+ * its posted uid (0 for a client), which the owner keeps as its partner's window id. */
 struct xrma_pximc_segid {
+	uint32_t uid, pad;
 	uint64_t seg_id;
 	uint64_t bus;
 	uint64_t intr;
@@ -198,17 +225,33 @@ uint64_t xrma_pximc_window_bus(struct xrma_seg *seg);
 int xrma_pximc_call(struct xrma_pximc *px, uint32_t node, uint32_t type, uint32_t arg,
 		    const void *req, uint32_t req_len, struct xrma_pximc_hdr *reply_hdr,
 		    void *reply, uint32_t reply_max, struct xrma_conn **keep);
-int xrma_pximc_send_msg(struct xrma_conn *conn, uint32_t type, uint32_t arg, const void *payload,
-			uint32_t len, int timeout_ms);
+/*
+ * Messages are little-endian on the wire whatever the host: send_msg converts the header and,
+ * by (type, reply), the payload; receivers call xrma_pximc_hdr_wire on the header and
+ * xrma_pximc_wire on the payload. Both conversions are their own inverse.
+ */
+void xrma_pximc_hdr_wire(struct xrma_pximc_hdr *hdr);
+void xrma_pximc_wire(uint32_t type, bool reply, void *payload, size_t len);
+int xrma_pximc_send_msg(struct xrma_conn *conn, uint32_t type, uint32_t arg, bool reply,
+			const void *payload, uint32_t len, int timeout_ms);
 int xrma_pximc_recv_full(struct xrma_conn *conn, void *buf, size_t len, int timeout_ms);
 void xrma_pximc_serve(struct xrma_pximc *px, struct xrma_conn *conn);
+
+/* pximc_session.c: is s's event flag set (a trigger not yet taken becomes the flag)? Under lock. */
+bool xrma_pximc_event_pending(struct xrma_pximc_session *s);
+
+/* pximc_physical.c: the device memory holding [address, address + size) goes into s's
+ * phys_* fields; PHY_RESOURCE_NOT_AVAILABLE when none does. Under lock. */
+tPXIMC_Status xrma_pximc_physical_range(struct xrma_pximc *px, uint64_t address, uint64_t size,
+					struct xrma_pximc_session *s);
+void xrma_pximc_device_memory_free(struct xrma_pximc *px);
 
 /* pximc_pairing.c */
 void xrma_pximc_pair_sizes(const struct xrma_pximc_pair_req *req, const struct xrma_pximc_session *w,
 			   uint64_t limit, bool *ok, uint64_t *owner_local, uint64_t *owner_remote);
 void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint32_t node,
 			    const struct xrma_pximc_pair_req *req);
-void xrma_pximc_window_info(const struct xrma_pximc_session *s, struct xrma_pximc_window_info *info);
+void xrma_pximc_window_info(struct xrma_pximc_session *s, struct xrma_pximc_window_info *info);
 void xrma_pximc_link_input(struct xrma_pximc *px, struct xrma_pximc_session *s);
 void xrma_pximc_session_free_resources(struct xrma_pximc *px, struct xrma_pximc_session *s);
 

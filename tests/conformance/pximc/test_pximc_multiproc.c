@@ -131,7 +131,40 @@ static int role_targeted(int sock, const char *arg)
 	return 0;
 }
 
+/* Client of uid 1587 while the parent takes our link down and up again. */
+static int role_link(int sock, const char *arg)
+{
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+	uint32_t iface, session, reason = 0;
+
+	(void)arg;
+	iface = interface_to(MP_PARENT_NODE);
+	PROC_CHECK(iface != 0);
+	PROC_CHECK(proc_send(sock, 100) == 0);
+	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);
+	PROC_CHECK(PXIMC_requestWindowLogicalAsClient(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 1587,
+						      &session) == PXIMC_SUCCESS);
+	PROC_CHECK(PXIMC_waitForConnection(session, 0, &remote, &remote_size, &local,
+					   &local_size) == PXIMC_SUCCESS);
+	PROC_CHECK(proc_send(sock, 2) == 0);
+	/* Our own link goes down: a blocked wait is told. */
+	PROC_CHECK(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason) == PXIMC_SUCCESS);
+	PROC_CHECK(reason == PXIMC_EVENT_INTERFACE_DOWN);
+	PROC_CHECK(PXIMC_assertEvent(session) == PXIMC_INTERFACE_DOWN);
+	PROC_CHECK(proc_send(sock, 3) == 0);
+	/* Back up: events flow again. */
+	PROC_CHECK(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason) == PXIMC_SUCCESS);
+	PROC_CHECK(reason == PXIMC_EVENT_ASSERTED);
+	*(volatile uint32_t *)remote = 0xbacc;
+	PROC_CHECK(PXIMC_assertEvent(session) == PXIMC_SUCCESS);
+	PROC_CHECK(proc_expect(sock, 4, MP_WAIT_MS) == 0);
+	PROC_CHECK(PXIMC_closeWindow(session) == PXIMC_SUCCESS);
+	return 0;
+}
+
 static const struct proc_role roles[] = {
+	{ "link", role_link },
 	{ "client", role_client },
 	{ "peer", role_peer },
 	{ "targeted", role_targeted },
@@ -253,6 +286,82 @@ static void test_uid_targeting_and_partner_killed_while_paired(void **state)
 	assert_px(PXIMC_closeWindow(s11), PXIMC_SUCCESS);
 }
 
+/* Wait for an interface event carrying bit (earlier reports are skipped). */
+static void expect_interface_event(uint32_t iface, uint32_t bit)
+{
+	uint32_t reason = 0;
+
+	for (int i = 0; i < 8 && !(reason & bit); i++)
+		assert_px(PXIMC_waitForInterfaceEvent(iface, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_true(reason & bit);
+}
+
+static uint32_t interface_state(uint32_t iface)
+{
+	uint32_t state = 0, actual = 0;
+
+	assert_px(PXIMC_queryInterfaceInformation(iface, PXIMC_U32_INTERFACE_STATE, 4, &state,
+						  &actual),
+		  PXIMC_SUCCESS);
+	return state;
+}
+
+/* ntb's modelled link to the child goes down and up: INTERFACE_DOWN on both sides. */
+static void test_link_down_is_interface_down_on_both_sides(void **state)
+{
+	struct xrma_ctx_attr attr = { .provider = NULL, .fabric = fabric, .node_id = MP_PARENT_NODE };
+	struct xrma_ctx *ctx = NULL;
+	struct proc child;
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+	uint32_t iface, session, reason = 0;
+
+	(void)state;
+	skip_unless_multiproc();
+	assert_int_equal(xrma_ctx_open(&attr, &ctx), 0);
+	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "link", NULL), 0);
+	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
+	iface = interface_to(MP_CHILD_NODE);
+	assert_true(iface != 0);
+	assert_px(PXIMC_requestWindowLogicalAsServer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 1587,
+						     NULL, 0, &session),
+		  PXIMC_SUCCESS);
+	assert_int_equal(proc_send(child.sock, 1), 0);
+	assert_int_equal(proc_expect(child.sock, 2, MP_WAIT_MS), 0);
+	assert_px(PXIMC_waitForConnection(session, MP_WAIT_MS, &remote, &remote_size, &local,
+					  &local_size),
+		  PXIMC_SUCCESS);
+	/* Take what the interface reported so far. */
+	assert_px(PXIMC_waitForInterfaceEvent(iface, 0, &reason), PXIMC_SUCCESS);
+	if (xrma_node_set_link(ctx, MP_CHILD_NODE, false) == -XRMA_ENOTSUP) {
+		xrma_ctx_close(ctx);
+		proc_kill(&child);
+		skip();
+	}
+	assert_px(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_int_equal(reason, PXIMC_EVENT_INTERFACE_DOWN);
+	assert_px(PXIMC_assertEvent(session), PXIMC_INTERFACE_DOWN);
+	expect_interface_event(iface, PXIMC_EVENT_INTERFACE_STATE_CHANGE);
+	assert_int_equal(interface_state(iface), PXIMC_STATE_DOWN);
+	assert_px(PXIMC_findWindows(iface, 0, NULL, &reason), PXIMC_INTERFACE_DOWN);
+	/* The event is consumed: the next wait times out. */
+	assert_px(PXIMC_waitForSessionEvent(session, 0, &reason), PXIMC_TIMEOUT);
+	assert_int_equal(proc_expect(child.sock, 3, MP_WAIT_MS), 0);
+	assert_int_equal(xrma_node_set_link(ctx, MP_CHILD_NODE, true), 0);
+	expect_interface_event(iface, PXIMC_EVENT_INTERFACE_STATE_CHANGE);
+	assert_int_equal(interface_state(iface), PXIMC_STATE_UP);
+	assert_px(PXIMC_assertEvent(session), PXIMC_SUCCESS);
+	assert_px(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_int_equal(reason, PXIMC_EVENT_ASSERTED);
+	assert_int_equal(*(volatile uint32_t *)local, 0xbacc);
+	assert_int_equal(proc_send(child.sock, 4), 0);
+	assert_px(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_int_equal(reason, PXIMC_EVENT_CONNECTION_CLOSED);
+	assert_px(PXIMC_closeWindow(session), PXIMC_SUCCESS);
+	assert_int_equal(proc_join(&child, MP_WAIT_MS), 0);
+	assert_int_equal(xrma_ctx_close(ctx), 0);
+}
+
 /* ------------------------------------------------------------------ setup */
 
 static int group_up(void **state)
@@ -301,6 +410,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_server_and_client_processes_exchange_data),
 		cmocka_unit_test(test_peer_processes_requesting_at_once_pair),
 		cmocka_unit_test(test_uid_targeting_and_partner_killed_while_paired),
+		cmocka_unit_test(test_link_down_is_interface_down_on_both_sides),
 	};
 	int rc;
 

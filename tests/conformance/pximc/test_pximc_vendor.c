@@ -657,6 +657,77 @@ static void test_blocked_waiter_wakes_on_assert(void **state)
 	assert_px(PXIMC_closeWindow(server), PXIMC_SUCCESS);
 }
 
+/* B's view of A's server window 1587: the remote (A's) and local (B's client) bits. */
+static uint32_t event_status_from_b(void)
+{
+	uint32_t u32 = 0xFFu, actual = 0;
+
+	xrma_pximc_use(pp.b);
+	assert_px(PXIMC_queryWindowInformation(pp.if_ba, 1587, PXIMC_U32_SESSION_EVENT_STATUS, 4,
+					       &u32, &actual),
+		  PXIMC_SUCCESS);
+	return u32;
+}
+
+static void test_session_event_status_has_both_sides(void **state)
+{
+	const uint32_t remote_pending = PXIMC_WINDOW_REMOTE_EVENT_PENDING;
+	const uint32_t local_pending = PXIMC_WINDOW_LOCAL_EVENT_PENDING;
+	struct waiter_arg w = { 0 };
+	uint32_t server, client, reason = 0, status = 0;
+	struct mapping m;
+	pthread_t t;
+
+	(void)state;
+	server = post_server(1587, 0x1000, 0);
+	client = connect_client(1587, 0x1000, 0);
+	wait_paired(pp.a, server, &m);
+	assert_int_equal(event_status_from_b(), 0);
+	assert_px(PXIMC_assertEvent(client), PXIMC_SUCCESS);
+	assert_int_equal(event_status_from_b(), remote_pending);
+	xrma_pximc_use(pp.a);
+	assert_px(PXIMC_assertEvent(server), PXIMC_SUCCESS);
+	assert_int_equal(event_status_from_b(), remote_pending | local_pending);
+	/* Looking does not consume: each side still gets its event. */
+	xrma_pximc_use(pp.a);
+	assert_px(PXIMC_waitForSessionEvent(server, 0, &reason), PXIMC_SUCCESS);
+	assert_int_equal(reason, PXIMC_EVENT_ASSERTED);
+	assert_int_equal(event_status_from_b(), local_pending);
+	assert_px(PXIMC_waitForSessionEvent(client, 0, &reason), PXIMC_SUCCESS);
+	assert_int_equal(reason, PXIMC_EVENT_ASSERTED);
+	assert_int_equal(event_status_from_b(), 0);
+	/* A thread of B blocked on its client is a local waiter; of A on its server, a remote one. */
+	w.px = pp.b;
+	w.session = client;
+	assert_int_equal(pthread_create(&t, NULL, waiter_thread, &w), 0);
+	for (int i = 0; i < 100000 && status != PXIMC_WINDOW_LOCAL_SESSION_WAITING; i++) {
+		status = event_status_from_b();
+		if (status != PXIMC_WINDOW_LOCAL_SESSION_WAITING)
+			sched_yield();
+	}
+	assert_int_equal(status, PXIMC_WINDOW_LOCAL_SESSION_WAITING);
+	xrma_pximc_use(pp.a);
+	assert_px(PXIMC_assertEvent(server), PXIMC_SUCCESS);
+	assert_int_equal(fixture_join(t, FIXTURE_TIMEOUT_MS, NULL), 0);
+	assert_px(w.status, PXIMC_SUCCESS);
+	assert_int_equal(w.reason, PXIMC_EVENT_ASSERTED);
+	w = (struct waiter_arg){ .px = pp.a, .session = server };
+	assert_int_equal(pthread_create(&t, NULL, waiter_thread, &w), 0);
+	status = 0;
+	for (int i = 0; i < 100000 && status != PXIMC_WINDOW_REMOTE_SESSION_WAITING; i++) {
+		status = event_status_from_b();
+		if (status != PXIMC_WINDOW_REMOTE_SESSION_WAITING)
+			sched_yield();
+	}
+	assert_int_equal(status, PXIMC_WINDOW_REMOTE_SESSION_WAITING);
+	assert_px(PXIMC_assertEvent(client), PXIMC_SUCCESS);
+	assert_int_equal(fixture_join(t, FIXTURE_TIMEOUT_MS, NULL), 0);
+	assert_px(w.status, PXIMC_SUCCESS);
+	assert_px(PXIMC_closeWindow(client), PXIMC_SUCCESS);
+	xrma_pximc_use(pp.a);
+	assert_px(PXIMC_closeWindow(server), PXIMC_SUCCESS);
+}
+
 static void test_cleanup_closes_every_session(void **state)
 {
 	uint32_t servers[3], clients[3], reason = 0, ids[4], actual;
@@ -831,7 +902,7 @@ static void test_physical_requests(void **state)
 	assert_px(PXIMC_requestWindowPhysicalAsServer(pp.if_ab, 1, 0x1000, 0, 0xF0000000u, NULL,
 						      1025, &session),
 		  PXIMC_INVALID_ARGUMENT);
-	/* No provider exposes local physical ranges yet (docs/pximc.md). */
+	/* No device memory covers this address (docs/pximc.md, "Physical windows"). */
 	assert_px(PXIMC_requestWindowPhysicalAsServer(pp.if_ab, 1, 0x1000, 0, 0xF0000000u, NULL, 0,
 						      &session),
 		  PXIMC_PHY_RESOURCE_NOT_AVAILABLE);
@@ -843,6 +914,91 @@ static void test_physical_requests(void **state)
 	assert_px(PXIMC_requestWindowPhysicalAsClient(pp.if_ab, 1, 0x1000, 0x1000, 0, &session),
 		  PXIMC_NO_PAIRING);
 	assert_int_equal(session, 0x99);
+}
+
+/* Appendix A.2/A.4 on a provider with bus addresses: B's client reaches A's device memory. */
+static void test_physical_server_exposes_device_memory(void **state)
+{
+	static const uint8_t tag[] = "digitizer";
+	uint32_t server = 0, client = 0, wid = 0, u32 = 0, actual = 0, reason = 0;
+	void *dev = NULL, *remote = (void *)1, *local = (void *)1;
+	uint64_t bus = 0, rs = 1, ls = 1, u64 = 0, pa = 0;
+
+	(void)state;
+	if (!(pxt_provider_caps() & XRMA_CAP_BUS_ADDR)) {
+		/* Without bus addresses there is no device memory to expose. */
+		assert_int_equal(xrma_pximc_device_memory(pp.a, 0x2000, &bus, &dev), -XRMA_ENOTSUP);
+		skip();
+	}
+	assert_int_equal(xrma_pximc_device_memory(pp.a, 0x2000, NULL, &dev), -XRMA_EINVAL);
+	assert_int_equal(xrma_pximc_device_memory(pp.a, 0, &bus, &dev), -XRMA_EINVAL);
+	assert_int_equal(xrma_pximc_device_memory(pp.a, 0x2001, &bus, &dev), -XRMA_EINVAL);
+	assert_int_equal(xrma_pximc_device_memory(pp.a, 0x2000, &bus, &dev), 0);
+	assert_true(bus != 0 && dev != NULL);
+	xrma_pximc_use(pp.a);
+	/* Off a page of the device memory, past its end, or where none is. */
+	assert_px(PXIMC_requestWindowPhysicalAsServer(pp.if_ab, PXT_PROTO, 0x800, 0, bus + 0x800,
+						      NULL, 0, &server),
+		  PXIMC_INVALID_ARGUMENT);
+	assert_px(PXIMC_requestWindowPhysicalAsServer(pp.if_ab, PXT_PROTO, 0x2000, 0, bus + 0x1000,
+						      NULL, 0, &server),
+		  PXIMC_PHY_RESOURCE_NOT_AVAILABLE);
+	assert_px(PXIMC_requestWindowPhysicalAsServer(pp.if_ab, PXT_PROTO, 0x1000, 0, bus - 0x1000,
+						      NULL, 0, &server),
+		  PXIMC_PHY_RESOURCE_NOT_AVAILABLE);
+	assert_int_equal(server, 0);
+	assert_px(PXIMC_requestWindowPhysicalAsServer(pp.if_ab, PXT_PROTO, 0x1000, 77, bus + 0x1000,
+						      tag, sizeof(tag), &server),
+		  PXIMC_SUCCESS);
+	assert_px(PXIMC_requestWindowPhysicalAsServer(pp.if_ab, PXT_PROTO, 0x1000, 77, bus, NULL, 0,
+						      &u32),
+		  PXIMC_UID_CONFLICT);
+	/* B sees a physical server window of exactly localSize [idea 38]. */
+	xrma_pximc_use(pp.b);
+	assert_px(PXIMC_findWindows(pp.if_ba, 1, &wid, &actual), PXIMC_SUCCESS);
+	assert_int_equal(wid, 77);
+	assert_px(PXIMC_queryWindowInformation(pp.if_ba, 77, PXIMC_U32_WINDOW_LOCATION_TYPE, 4, &u32,
+					       &actual),
+		  PXIMC_SUCCESS);
+	assert_int_equal(u32, PXIMC_LOCATION_PHYSICAL);
+	assert_px(PXIMC_queryWindowInformation(pp.if_ba, 77, PXIMC_U64_WINDOW_MAX_LOCAL_SIZE, 8, &u64,
+					       &actual),
+		  PXIMC_SUCCESS);
+	assert_int_equal(u64, 0x1000);
+	/* Logical does not pair with physical; a range that excludes the size does not pair. */
+	assert_px(PXIMC_requestWindowLogicalAsClient(pp.if_ba, PXT_PROTO, 0, 0, 0x1000, 0x1000, 77,
+						     &client),
+		  PXIMC_NO_PAIRING);
+	assert_px(PXIMC_requestWindowPhysicalAsClient(pp.if_ba, PXT_PROTO, 0x800, 0x400, 77, &client),
+		  PXIMC_NO_PAIRING);
+	assert_px(PXIMC_requestWindowPhysicalAsClient(pp.if_ba, PXT_PROTO, 0x4000, 0x800, 77,
+						      &client),
+		  PXIMC_SUCCESS);
+	assert_px(PXIMC_waitForConnection(client, 0, &remote, &rs, &local, &ls), PXIMC_SUCCESS);
+	assert_non_null(remote);
+	assert_int_equal(rs, 0x1000);
+	assert_null(local);
+	assert_int_equal(ls, 0);
+	assert_px(PXIMC_getPhysicalAddress(client, &pa), PXIMC_SUCCESS);
+	assert_int_equal(pa, bus + 0x1000);
+	fixture_pattern(remote, 0x1000, 9, 0);
+	assert_int_equal(fixture_pattern_check((uint8_t *)dev + 0x1000, 0x1000, 9, 0), FIXTURE_MATCH);
+	assert_int_equal(fixture_check(dev, 0x1000, 0), FIXTURE_MATCH);
+	/* The server reaches neither window (R8, sizes 0/0 as in A.2). */
+	xrma_pximc_use(pp.a);
+	rs = ls = 1;
+	remote = local = (void *)1;
+	assert_px(PXIMC_waitForConnection(server, FIXTURE_TIMEOUT_MS, &remote, &rs, &local, &ls),
+		  PXIMC_SUCCESS);
+	assert_null(remote);
+	assert_null(local);
+	assert_int_equal(rs + ls, 0);
+	assert_px(PXIMC_getPhysicalAddress(server, &pa), PXIMC_NO_WINDOW);
+	assert_px(PXIMC_closeWindow(server), PXIMC_SUCCESS);
+	xrma_pximc_use(pp.b);
+	assert_px(PXIMC_waitForSessionEvent(client, FIXTURE_TIMEOUT_MS, &reason), PXIMC_SUCCESS);
+	assert_int_equal(reason, PXIMC_EVENT_CONNECTION_CLOSED);
+	assert_px(PXIMC_closeWindow(client), PXIMC_SUCCESS);
 }
 
 static void test_header_values_are_the_specification_s(void **state)
@@ -883,8 +1039,10 @@ int main(void)
 		T(test_peer_posted_first_pairs_with_later_peer),
 		T(test_session_calls_follow_the_state),
 		T(test_blocked_waiter_wakes_on_assert),
+		T(test_session_event_status_has_both_sides),
 		T(test_cleanup_closes_every_session),
 		T(test_physical_requests),
+		T(test_physical_server_exposes_device_memory),
 		T(test_node_without_pximc_is_a_down_interface),
 		T(test_interface_event_reports_system_leaving),
 		T(test_threads_post_and_close_concurrently),

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * personalities/sisci/sisci_block.c: block transfers between two maps (spec
+ * §2.5, digest §5.5). Both maps are mapped memory, so the most efficient way is
+ * a CPU copy; the asynchronous form copies on its own thread in chunks so that
+ * SCIAbortBlockTransfer takes effect. A transfer's handle dies when it
+ * completes (without callback) or when its callback returns; a stale block
+ * handle is SCI_ERR_ILLEGAL_OPERATION, as the spec requires. A remote map whose
+ * peer is lost fails the transfer with SCI_ERR_TRANSFER_FAILED.
+ */
+#include "personalities/sisci/sisci.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK_CHUNK (256u * 1024u)
+
+struct xrma_sisci_block {
+	struct xrma_sisci_obj obj;
+	struct xrma_sisci_map *src, *dst;   /* referenced; counted as users */
+	char *from, *to;
+	size_t size;
+	sci_cb_block_transfer_t cb;         /* NULL: no callback */
+	void *cb_arg;
+	pthread_mutex_t lock;               /* guards done, status, abort */
+	pthread_cond_t cond;
+	bool done, abort;
+	sci_error_t status;
+};
+
+static void block_destroy(struct xrma_sisci_obj *obj)
+{
+	struct xrma_sisci_block *b = (struct xrma_sisci_block *)obj;
+
+	pthread_cond_destroy(&b->cond);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+/* Validate both maps and the ranges; on success both maps are referenced. */
+static sci_error_t block_check(sci_map_t sourceMap, size_t sourceOffset, sci_map_t destinationMap,
+			       size_t destinationOffset, size_t size, struct xrma_sisci_map **src,
+			       struct xrma_sisci_map **dst)
+{
+	sci_error_t err = SCI_ERR_OK;
+
+	*src = XRMA_SISCI_GET(sourceMap, XRMA_SISCI_MAP, struct xrma_sisci_map);
+	*dst = XRMA_SISCI_GET(destinationMap, XRMA_SISCI_MAP, struct xrma_sisci_map);
+	if (!*src || !*dst)
+		err = SCI_ERR_ILLEGAL_PARAMETER;
+	else if (!size)
+		err = SCI_ERR_SIZE_ALIGNMENT;
+	else if (sourceOffset > (*src)->size || size > (*src)->size - sourceOffset ||
+		 destinationOffset > (*dst)->size || size > (*dst)->size - destinationOffset)
+		err = SCI_ERR_OUT_OF_RANGE;
+	else if ((*dst)->readonly)
+		err = SCI_ERR_ILLEGAL_OPERATION;
+	if (err != SCI_ERR_OK) {
+		if (*src)
+			xrma_sisci_obj_put(&(*src)->obj);
+		if (*dst)
+			xrma_sisci_obj_put(&(*dst)->obj);
+	}
+	return err;
+}
+
+static bool map_healthy(struct xrma_sisci_map *m)
+{
+	unsigned long faults;
+	bool usable = true;
+
+	if (m->rseg)
+		xrma_sisci_rseg_health(m->rseg, &usable, &faults);
+	return usable;
+}
+
+static sci_error_t copy_result(struct xrma_sisci_map *src, struct xrma_sisci_map *dst)
+{
+	xrma_sisci_barrier();
+	return map_healthy(src) && map_healthy(dst) ? SCI_ERR_OK : SCI_ERR_TRANSFER_FAILED;
+}
+
+void SCITransferBlock(sci_map_t sourceMap, size_t sourceOffset, sci_map_t destinationMap,
+		      size_t destinationOffset, size_t size, unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_map *src, *dst;
+	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
+
+	if (err == SCI_ERR_OK)
+		err = block_check(sourceMap, sourceOffset, destinationMap, destinationOffset, size, &src,
+				  &dst);
+	if (err == SCI_ERR_OK) {
+		memmove((char *)dst->addr + destinationOffset, (char *)src->addr + sourceOffset, size);
+		err = copy_result(src, dst);
+		xrma_sisci_obj_put(&src->obj);
+		xrma_sisci_obj_put(&dst->obj);
+	}
+	xrma_sisci_set(error, err);
+}
+
+static void *block_main(void *arg)
+{
+	struct xrma_sisci_block *b = arg;
+	sci_error_t status = SCI_ERR_OK;
+
+	for (size_t done = 0; done < b->size;) {
+		size_t n = b->size - done < BLOCK_CHUNK ? b->size - done : BLOCK_CHUNK;
+		bool abort;
+
+		pthread_mutex_lock(&b->lock);
+		abort = b->abort;
+		pthread_mutex_unlock(&b->lock);
+		if (abort) {
+			status = SCI_ERR_CANCELLED;
+			break;
+		}
+		memmove(b->to + done, b->from + done, n);
+		done += n;
+	}
+	if (status == SCI_ERR_OK)
+		status = copy_result(b->src, b->dst);
+	pthread_mutex_lock(&b->lock);
+	b->done = true;
+	b->status = status;
+	pthread_cond_broadcast(&b->cond);
+	pthread_mutex_unlock(&b->lock);
+	/* The handle stays valid until the callback has returned (spec §2.1.2). */
+	if (b->cb)
+		(void)b->cb(b->cb_arg, b->obj.handle, status);
+	xrma_sisci_obj_kill(&b->obj);
+	__atomic_sub_fetch(&b->src->users, 1, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&b->dst->users, 1, __ATOMIC_ACQ_REL);
+	xrma_sisci_obj_put(&b->src->obj);
+	xrma_sisci_obj_put(&b->dst->obj);
+	xrma_sisci_obj_put(&b->obj);
+	return NULL;
+}
+
+void SCITransferBlockAsync(sci_map_t sourceMap, size_t sourceOffset, sci_map_t destinationMap,
+			   size_t destinationOffset, size_t size, sci_block_transfer_t *block,
+			   sci_cb_block_transfer_t callback, void *callbackArg, unsigned int flags,
+			   sci_error_t *error)
+{
+	struct xrma_sisci_map *src, *dst;
+	struct xrma_sisci_block *b = NULL;
+	pthread_t thread;
+	sci_error_t err = xrma_sisci_flags(flags, SCI_FLAG_USE_CALLBACK, 0);
+
+	if (err == SCI_ERR_OK && (!block || ((flags & SCI_FLAG_USE_CALLBACK) && !callback)))
+		err = SCI_ERR_ILLEGAL_PARAMETER;
+	if (err == SCI_ERR_OK)
+		err = block_check(sourceMap, sourceOffset, destinationMap, destinationOffset, size, &src,
+				  &dst);
+	if (err != SCI_ERR_OK) {
+		xrma_sisci_set(error, err);
+		return;
+	}
+	if (!(b = calloc(1, sizeof(*b)))) {
+		err = SCI_ERR_NOSPC;
+		goto err_put;
+	}
+	b->src = src;
+	b->dst = dst;
+	b->from = (char *)src->addr + sourceOffset;
+	b->to = (char *)dst->addr + destinationOffset;
+	b->size = size;
+	b->cb = (flags & SCI_FLAG_USE_CALLBACK) ? callback : NULL;
+	b->cb_arg = callbackArg;
+	pthread_mutex_init(&b->lock, NULL);
+	xrma_sisci_cond_init(&b->cond);
+	err = xrma_sisci_obj_publish(&b->obj, XRMA_SISCI_BLOCK, block_destroy);
+	if (err != SCI_ERR_OK) {
+		block_destroy(&b->obj);
+		goto err_put;
+	}
+	__atomic_add_fetch(&src->users, 1, __ATOMIC_ACQ_REL);
+	__atomic_add_fetch(&dst->users, 1, __ATOMIC_ACQ_REL);
+	*block = b->obj.handle;
+	xrma_sisci_obj_ref(&b->obj); /* the copy thread's */
+	if (pthread_create(&thread, NULL, block_main, b)) {
+		/* Run it here instead: the caller still gets a transfer that completes. */
+		block_main(b);
+	} else {
+		pthread_detach(thread);
+	}
+	xrma_sisci_set(error, SCI_ERR_OK);
+	return;
+
+err_put:
+	xrma_sisci_obj_put(&src->obj);
+	xrma_sisci_obj_put(&dst->obj);
+	xrma_sisci_set(error, err);
+}
+
+/* A stale block handle means the transfer has completed: ILLEGAL_OPERATION (§3). */
+static struct xrma_sisci_block *block_get(sci_block_transfer_t block)
+{
+	return XRMA_SISCI_GET(block, XRMA_SISCI_BLOCK, struct xrma_sisci_block);
+}
+
+void SCIWaitForBlockTransfer(sci_block_transfer_t block, unsigned int timeout, unsigned int flags,
+			     sci_error_t *error)
+{
+	struct xrma_sisci_block *b = block_get(block);
+	struct timespec deadline = xrma_sisci_deadline(timeout);
+	sci_error_t err;
+
+	if (!b) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_OPERATION);
+		return;
+	}
+	err = xrma_sisci_flags(flags, 0, 0);
+	if (err == SCI_ERR_OK && b->cb)
+		err = SCI_ERR_ILLEGAL_OPERATION;
+	if (err == SCI_ERR_OK) {
+		pthread_mutex_lock(&b->lock);
+		while (!b->done && !xrma_sisci_cond_wait(&b->cond, &b->lock,
+							  timeout == SCI_INFINITE_TIMEOUT ? NULL : &deadline))
+			;
+		err = b->done ? b->status : SCI_ERR_TIMEOUT;
+		pthread_mutex_unlock(&b->lock);
+	}
+	xrma_sisci_obj_put(&b->obj);
+	xrma_sisci_set(error, err);
+}
+
+void SCIAbortBlockTransfer(sci_block_transfer_t block, unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_block *b = block_get(block);
+	sci_error_t err;
+
+	if (!b) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_OPERATION);
+		return;
+	}
+	err = xrma_sisci_flags(flags, 0, 0);
+	if (err == SCI_ERR_OK) {
+		pthread_mutex_lock(&b->lock);
+		if (b->done)
+			err = SCI_ERR_ILLEGAL_OPERATION;
+		else
+			b->abort = true;
+		pthread_mutex_unlock(&b->lock);
+	}
+	xrma_sisci_obj_put(&b->obj);
+	xrma_sisci_set(error, err);
+}

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * personalities/sisci/sisci_map.c: mapped segments and PIO (spec §2.3 "shared
+ * memory"): SCIMapLocalSegment/SCIMapRemoteSegment/SCIUnmapSegment, SCIMemCopy
+ * and Dolphin's SCIMemCpy/SCIMemWrite/SCICacheSync. A local map is a window on
+ * the segment's memory; a remote map is the core's load/store mapping
+ * (XRMA_CAP_MAP; SCI_ERR_NOT_IMPLEMENTED without it). Loads and stores through
+ * a map never enter the library. Sequences are in sisci_sequence.c.
+ */
+#include "personalities/sisci/sisci.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAP_FLAGS                                                                                 \
+	(SCI_FLAG_FIXED_MAP_ADDR | SCI_FLAG_READONLY_MAP | SCI_FLAG_IO_MAP_IOSPACE |              \
+	 SCI_FLAG_READ_PREFETCH_AGGR_HOLD_MAP | SCI_FLAG_READ_PREFETCH_NO_HOLD_MAP |              \
+	 SCI_FLAG_DMOVE_MAP | SCI_FLAG_WRITES_DISABLE_GATHER_MAP |                                \
+	 SCI_FLAG_DISABLE_128_BYTES_PACKETS | SCI_FLAG_CONDITIONAL_INTERRUPT_MAP |                \
+	 SCI_FLAG_UNCONDITIONAL_DATA_INTERRUPT_MAP | SCI_FLAG_NO_MEMORY_LOOPBACK_MAP)
+
+static void map_destroy(struct xrma_sisci_obj *obj)
+{
+	free(obj);
+}
+
+static sci_error_t map_publish(struct xrma_sisci_map *m, sci_map_t *out)
+{
+	sci_error_t err = xrma_sisci_obj_publish(&m->obj, XRMA_SISCI_MAP, map_destroy);
+
+	if (err == SCI_ERR_OK)
+		*out = m->obj.handle;
+	return err;
+}
+
+static sci_error_t check_range(size_t offset, size_t size, size_t limit)
+{
+	if (!size)
+		return SCI_ERR_SIZE_ALIGNMENT;
+	if (offset > limit || size > limit - offset)
+		return SCI_ERR_OUT_OF_RANGE;
+	return SCI_ERR_OK;
+}
+
+void *SCIMapLocalSegment(sci_local_segment_t segment, sci_map_t *map, size_t offset, size_t size,
+			 void *addr, unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
+	struct xrma_sisci_map *m = NULL;
+	sci_error_t err;
+	void *base = NULL;
+
+	(void)addr; /* FIXED_MAP_ADDR is a hint; the memory already has its address */
+	if (!l) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return NULL;
+	}
+	err = xrma_sisci_flags(flags, MAP_FLAGS, 0);
+	if (err == SCI_ERR_OK && !map)
+		err = SCI_ERR_ILLEGAL_PARAMETER;
+	pthread_mutex_lock(&l->lock);
+	if (err == SCI_ERR_OK && !l->addr)
+		err = SCI_ERR_ILLEGAL_OPERATION; /* EMPTY without memory */
+	if (err == SCI_ERR_OK)
+		err = check_range(offset, size, l->size);
+	if (err == SCI_ERR_OK && !(m = calloc(1, sizeof(*m))))
+		err = SCI_ERR_NOSPC;
+	if (err == SCI_ERR_OK) {
+		m->lseg = l;
+		m->addr = (char *)l->addr + offset;
+		m->offset = offset;
+		m->size = size;
+		m->readonly = flags & SCI_FLAG_READONLY_MAP;
+		err = map_publish(m, map);
+		if (err == SCI_ERR_OK) {
+			l->maps++;
+			xrma_sisci_obj_ref(&l->obj); /* the map's */
+			base = m->addr;
+		} else {
+			free(m);
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	xrma_sisci_obj_put(&l->obj);
+	xrma_sisci_set(error, err);
+	return base;
+}
+
+volatile void *SCIMapRemoteSegment(sci_remote_segment_t segment, sci_map_t *map, size_t offset,
+				   size_t size, void *addr, unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_rseg *r = XRMA_SISCI_GET(segment, XRMA_SISCI_RSEG, struct xrma_sisci_rseg);
+	struct xrma_sisci_map *m = NULL;
+	void *base = NULL;
+	sci_error_t err;
+	int ret;
+
+	(void)addr;
+	if (!r) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return NULL;
+	}
+	err = xrma_sisci_flags(flags, MAP_FLAGS, 0);
+	if (err == SCI_ERR_OK && !map)
+		err = SCI_ERR_ILLEGAL_PARAMETER;
+	pthread_mutex_lock(&r->lock);
+	if (err == SCI_ERR_OK && !r->rseg)
+		err = SCI_ERR_NOT_CONNECTED;
+	if (err == SCI_ERR_OK)
+		err = check_range(offset, size, r->size);
+	if (err == SCI_ERR_OK && !(m = calloc(1, sizeof(*m))))
+		err = SCI_ERR_NOSPC;
+	if (err == SCI_ERR_OK) {
+		uint32_t prot = XRMA_MAP_READ | ((flags & SCI_FLAG_READONLY_MAP) ? 0 : XRMA_MAP_WRITE);
+
+		ret = xrma_rseg_map(r->rseg, offset, size, prot, &base);
+		err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
+	}
+	if (err == SCI_ERR_OK) {
+		m->rseg = r;
+		m->addr = base;
+		m->offset = offset;
+		m->size = size;
+		m->readonly = flags & SCI_FLAG_READONLY_MAP;
+		err = map_publish(m, map);
+		if (err == SCI_ERR_OK) {
+			r->maps++;
+			xrma_sisci_obj_ref(&r->obj);
+			m = NULL;
+		} else {
+			(void)xrma_rseg_unmap(r->rseg, base);
+			base = NULL;
+		}
+	}
+	free(m);
+	pthread_mutex_unlock(&r->lock);
+	xrma_sisci_obj_put(&r->obj);
+	xrma_sisci_set(error, err);
+	return base;
+}
+
+void SCIUnmapSegment(sci_map_t map, unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_map *m = XRMA_SISCI_GET(map, XRMA_SISCI_MAP, struct xrma_sisci_map);
+	sci_error_t err;
+
+	if (!m) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return;
+	}
+	err = xrma_sisci_flags(flags, 0, 0);
+	if (err == SCI_ERR_OK && __atomic_load_n(&m->users, __ATOMIC_ACQUIRE))
+		err = SCI_ERR_BUSY; /* sequences or block transfers still use it */
+	if (err == SCI_ERR_OK && !xrma_sisci_obj_kill(&m->obj))
+		err = SCI_ERR_ILLEGAL_PARAMETER;
+	if (err == SCI_ERR_OK && m->lseg) {
+		pthread_mutex_lock(&m->lseg->lock);
+		m->lseg->maps--;
+		pthread_mutex_unlock(&m->lseg->lock);
+		xrma_sisci_obj_put(&m->lseg->obj);
+	} else if (err == SCI_ERR_OK) {
+		pthread_mutex_lock(&m->rseg->lock);
+		(void)xrma_rseg_unmap(m->rseg->rseg, m->addr);
+		m->rseg->maps--;
+		pthread_mutex_unlock(&m->rseg->lock);
+		xrma_sisci_obj_put(&m->rseg->obj);
+	}
+	xrma_sisci_obj_put(&m->obj);
+	xrma_sisci_set(error, err);
+}
+
+/*
+ * The PIO copy shared by SCIMemCopy and SCIMemCpy: check, copy, and with
+ * ERROR_CHECK make the stores visible and ask the core whether the peer is
+ * still there (a lost peer means the bytes went nowhere).
+ */
+static sci_error_t pio_copy(void *mem, sci_map_t map, size_t offset, size_t size, unsigned int flags)
+{
+	struct xrma_sisci_map *m = XRMA_SISCI_GET(map, XRMA_SISCI_MAP, struct xrma_sisci_map);
+	sci_error_t err;
+
+	if (!m)
+		return SCI_ERR_ILLEGAL_PARAMETER;
+	err = xrma_sisci_flags(flags, SCI_FLAG_ERROR_CHECK | SCI_FLAG_BLOCK_READ, 0);
+	if (err == SCI_ERR_OK && !mem)
+		err = SCI_ERR_ILLEGAL_ADDRESS;
+	if (err == SCI_ERR_OK)
+		err = check_range(offset, size, m->size);
+	if (err == SCI_ERR_OK && m->readonly && !(flags & SCI_FLAG_BLOCK_READ))
+		err = SCI_ERR_ILLEGAL_OPERATION;
+	if (err == SCI_ERR_OK) {
+		if (flags & SCI_FLAG_BLOCK_READ)
+			memcpy(mem, (char *)m->addr + offset, size);
+		else
+			memcpy((char *)m->addr + offset, mem, size);
+		xrma_sisci_barrier();
+	}
+	if (err == SCI_ERR_OK && (flags & SCI_FLAG_ERROR_CHECK) && m->rseg) {
+		unsigned long faults;
+		bool usable;
+
+		xrma_sisci_rseg_health(m->rseg, &usable, &faults);
+		if (!usable)
+			err = SCI_ERR_TRANSFER_FAILED;
+	}
+	xrma_sisci_obj_put(&m->obj);
+	return err;
+}
+
+void SCIMemCopy(void *memAddr, sci_map_t remoteMap, size_t remoteOffset, size_t size,
+		unsigned int flags, sci_error_t *error)
+{
+	xrma_sisci_set(error, pio_copy(memAddr, remoteMap, remoteOffset, size, flags));
+}
+
+void SCIMemCpy(sci_sequence_t sequence, void *memAddr, sci_map_t remoteMap, size_t remoteOffset,
+	       size_t size, unsigned int flags, sci_error_t *error)
+{
+	/* The sequence (may be NULL) only names where errors are tracked; the map decides. */
+	(void)sequence;
+	xrma_sisci_set(error, pio_copy(memAddr, remoteMap, remoteOffset, size, flags));
+}
+
+void SCIMemWrite(void *memAddr, volatile void *remoteAddr, size_t size, unsigned int flags,
+		 sci_error_t *error)
+{
+	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
+
+	if (err == SCI_ERR_OK && (!memAddr || !remoteAddr))
+		err = SCI_ERR_ILLEGAL_ADDRESS;
+	if (err == SCI_ERR_OK) {
+		memcpy((void *)remoteAddr, memAddr, size);
+		xrma_sisci_barrier();
+	}
+	xrma_sisci_set(error, err);
+}
+
+void SCICacheSync(sci_map_t map, void *addr, size_t length, unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_map *m = XRMA_SISCI_GET(map, XRMA_SISCI_MAP, struct xrma_sisci_map);
+	sci_error_t err;
+
+	if (!m) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return;
+	}
+	err = xrma_sisci_flags(flags, SCI_FLAG_CACHE_FLUSH | SCI_FLAG_CACHE_INVALIDATE, 0);
+	if (err == SCI_ERR_OK && ((char *)addr < (char *)m->addr ||
+				  (size_t)((char *)addr - (char *)m->addr) > m->size ||
+				  length > m->size - (size_t)((char *)addr - (char *)m->addr)))
+		err = SCI_ERR_OUT_OF_RANGE;
+	/* Every provider's memory is cache coherent: ordering is all there is to do. */
+	if (err == SCI_ERR_OK)
+		xrma_sisci_barrier();
+	xrma_sisci_obj_put(&m->obj);
+	xrma_sisci_set(error, err);
+}

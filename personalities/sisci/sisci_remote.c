@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * personalities/sisci/sisci_remote.c: remote segments and their state machine
+ * (spec §2.3, digest §5.2). A synchronous connect returns a connected segment
+ * or no handle; SCI_FLAG_ASYNCHRONOUS_CONNECT returns a valid handle at once
+ * and a thread connects, then reports SCI_CB_CONNECT (or SCI_CB_LOST with the
+ * failure as status: the spec has no "connect failed" reason). The core's
+ * events (disconnect request, lost, link down/up) follow. SCIDisconnectSegment
+ * leaves from every state; SCIConnectSCISpace has no model in the core.
+ */
+#include "personalities/sisci/sisci.h"
+
+#include <stdlib.h>
+
+#define RSEG_ACCESS (XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE)
+
+static void rseg_destroy(struct xrma_sisci_obj *obj)
+{
+	struct xrma_sisci_rseg *r = (struct xrma_sisci_rseg *)obj;
+
+	xrma_sisci_evq_destroy(&r->events);
+	pthread_cond_destroy(&r->cond);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+/* Hand ev to the callback or the queue; handle is r's public handle. */
+static void rseg_deliver(struct xrma_sisci_rseg *r, const struct xrma_sisci_event *ev)
+{
+	if (ev->reason == SCI_CB_LOST || ev->reason == SCI_CB_NOT_OPERATIONAL) {
+		pthread_mutex_lock(&r->lock);
+		r->faults++;
+		pthread_mutex_unlock(&r->lock);
+	}
+	if (xrma_sisci_evq_push(&r->events, ev) &&
+	    r->cb(r->cb_arg, r->obj.handle, ev->reason, ev->status) == SCI_CALLBACK_CANCEL)
+		xrma_sisci_evq_cancel_callback(&r->events);
+}
+
+static void rseg_on_event(void *arg, const struct xrma_event *event)
+{
+	struct xrma_sisci_rseg *r = XRMA_SISCI_GET(arg, XRMA_SISCI_RSEG, struct xrma_sisci_rseg);
+	struct xrma_sisci_event ev;
+
+	if (!r)
+		return;
+	ev.reason = xrma_sisci_reason(event->type);
+	ev.node = event->node;
+	ev.status = xrma_sisci_error(event->status, XRMA_SISCI_DOMAIN_SEGMENT);
+	rseg_deliver(r, &ev);
+	xrma_sisci_obj_put(&r->obj);
+}
+
+/* The import itself; on success r is connected and routes core events. */
+static int rseg_import(struct xrma_sisci_rseg *r)
+{
+	struct xrma_rseg *rseg;
+	size_t size = 0;
+	int ret;
+
+	ret = xrma_rseg_open(r->node->ctx, r->node_id, r->id, RSEG_ACCESS, 0,
+			     xrma_sisci_connect_timeout(r->timeout), &rseg);
+	/* r is published already, so the owner's first events find it. */
+	if (!ret)
+		ret = xrma_rseg_set_callback(rseg, rseg_on_event, r->obj.handle);
+	if (!ret)
+		ret = xrma_rseg_size(rseg, &size);
+	if (ret && rseg) {
+		(void)xrma_rseg_close(rseg);
+		rseg = NULL;
+	}
+	pthread_mutex_lock(&r->lock);
+	r->state = ret ? XRMA_SISCI_CONNECT_FAILED : XRMA_SISCI_CONNECTED;
+	r->rseg = ret ? NULL : rseg;
+	r->size = size;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
+static void *connect_main(void *arg)
+{
+	struct xrma_sisci_rseg *r = arg;
+	int ret = rseg_import(r);
+	struct xrma_sisci_event ev = {
+		.reason = ret ? SCI_CB_LOST : SCI_CB_CONNECT,
+		.node = r->node_id,
+		.status = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT),
+	};
+
+	rseg_deliver(r, &ev);
+	xrma_sisci_obj_put(&r->obj);
+	return NULL;
+}
+
+void SCIConnectSegment(sci_desc_t sd, sci_remote_segment_t *segment, unsigned int nodeId,
+		       unsigned int segmentId, unsigned int localAdapterNo,
+		       sci_cb_remote_segment_t callback, void *callbackArg, unsigned int timeout,
+		       unsigned int flags, sci_error_t *error)
+{
+	const struct xrma_sisci_open_args args = {
+		.flags = flags,
+		.accepted = SCI_FLAG_USE_CALLBACK | SCI_FLAG_ASYNCHRONOUS_CONNECT | SCI_FLAG_BROADCAST,
+		.args_ok = segment && (!(flags & SCI_FLAG_USE_CALLBACK) || callback),
+		.adapter = localAdapterNo,
+	};
+	bool async = flags & SCI_FLAG_ASYNCHRONOUS_CONNECT;
+	struct xrma_sisci_desc *d;
+	struct xrma_sisci_node *node;
+	struct xrma_sisci_rseg *r;
+	sci_error_t err;
+	int ret;
+
+	r = xrma_sisci_open_begin(sd, sizeof(*r), &args, &d, &node, &err);
+	if (!r) {
+		xrma_sisci_set(error, err);
+		return;
+	}
+	r->desc = d;
+	r->node = node;
+	r->node_id = nodeId;
+	r->id = segmentId;
+	r->timeout = timeout;
+	r->state = XRMA_SISCI_CONNECTING;
+	r->cb = (flags & SCI_FLAG_USE_CALLBACK) ? callback : NULL;
+	r->cb_arg = callbackArg;
+	pthread_mutex_init(&r->lock, NULL);
+	xrma_sisci_cond_init(&r->cond);
+	xrma_sisci_evq_init(&r->events, r->cb != NULL);
+	err = xrma_sisci_obj_publish(&r->obj, XRMA_SISCI_RSEG, rseg_destroy);
+	if (err != SCI_ERR_OK) {
+		rseg_destroy(&r->obj);
+		goto out;
+	}
+	xrma_sisci_desc_child_add(d);
+	if (!async) {
+		ret = rseg_import(r);
+		if (ret) {
+			/* Never handed out: the handle just goes stale. */
+			err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
+			xrma_sisci_obj_ref(&r->obj);
+			xrma_sisci_obj_kill(&r->obj);
+			xrma_sisci_obj_put(&r->obj);
+			xrma_sisci_desc_child_del(d);
+			goto out;
+		}
+	} else {
+		xrma_sisci_obj_ref(&r->obj); /* the connect thread's */
+		r->has_connector = true;
+		if (pthread_create(&r->connector, NULL, connect_main, r)) {
+			r->has_connector = false;
+			err = SCI_ERR_NOSPC;
+			xrma_sisci_obj_kill(&r->obj);
+			xrma_sisci_obj_put(&r->obj);
+			xrma_sisci_desc_child_del(d);
+			goto out;
+		}
+	}
+	*segment = r->obj.handle;
+out:
+	xrma_sisci_obj_put(&d->obj);
+	xrma_sisci_set(error, err);
+}
+
+void SCIConnectSCISpace(sci_desc_t sd, sci_remote_segment_t *segment, sci_address_t address,
+			size_t size, unsigned int localAdapterNo, unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_desc *d = XRMA_SISCI_GET(sd, XRMA_SISCI_DESC, struct xrma_sisci_desc);
+	struct xrma_sisci_node *node;
+	sci_error_t err;
+
+	(void)address;
+	if (!d) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return;
+	}
+	err = xrma_sisci_flags(flags, 0, 0);
+	if (err == SCI_ERR_OK && !segment)
+		err = SCI_ERR_ILLEGAL_PARAMETER;
+	if (err == SCI_ERR_OK)
+		err = xrma_sisci_adapter(d, localAdapterNo, &node);
+	if (err == SCI_ERR_OK && (!size || size % node->caps.page_size))
+		err = SCI_ERR_SIZE_ALIGNMENT;
+	/* Raw address windows need a bus-address import the core does not offer. */
+	if (err == SCI_ERR_OK)
+		err = SCI_ERR_NOT_IMPLEMENTED;
+	xrma_sisci_obj_put(&d->obj);
+	xrma_sisci_set(error, err);
+}
+
+void SCIDisconnectSegment(sci_remote_segment_t segment, unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_rseg *r = XRMA_SISCI_GET(segment, XRMA_SISCI_RSEG, struct xrma_sisci_rseg);
+	bool join = false;
+	sci_error_t err;
+	pthread_t connector;
+	int ret = 0;
+
+	if (!r) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return;
+	}
+	err = xrma_sisci_flags(flags, 0, 0);
+	pthread_mutex_lock(&r->lock);
+	if (err == SCI_ERR_OK && (r->maps || r->dma_users))
+		err = SCI_ERR_BUSY;
+	if (err == SCI_ERR_OK && r->has_connector) {
+		join = true;
+		connector = r->connector;
+		r->has_connector = false;
+	}
+	pthread_mutex_unlock(&r->lock);
+	/* From the connect thread's own callback: it ends by itself. */
+	if (join && pthread_equal(connector, pthread_self())) {
+		pthread_detach(connector);
+		join = false;
+	}
+	if (join)
+		pthread_join(connector, NULL);
+	if (err == SCI_ERR_OK) {
+		pthread_mutex_lock(&r->lock);
+		if (r->rseg)
+			ret = xrma_rseg_close(r->rseg);
+		if (!ret)
+			r->rseg = NULL;
+		pthread_mutex_unlock(&r->lock);
+		err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
+	}
+	if (err == SCI_ERR_OK && xrma_sisci_obj_kill(&r->obj)) {
+		xrma_sisci_evq_close(&r->events);
+		xrma_sisci_desc_child_del(r->desc);
+	}
+	xrma_sisci_obj_put(&r->obj);
+	xrma_sisci_set(error, err);
+}
+
+size_t SCIGetRemoteSegmentSize(sci_remote_segment_t segment)
+{
+	struct xrma_sisci_rseg *r = XRMA_SISCI_GET(segment, XRMA_SISCI_RSEG, struct xrma_sisci_rseg);
+	size_t size;
+
+	if (!r)
+		return 0;
+	pthread_mutex_lock(&r->lock);
+	size = r->size;
+	pthread_mutex_unlock(&r->lock);
+	xrma_sisci_obj_put(&r->obj);
+	return size;
+}
+
+unsigned int SCIGetRemoteSegmentId(sci_remote_segment_t segment)
+{
+	struct xrma_sisci_rseg *r = XRMA_SISCI_GET(segment, XRMA_SISCI_RSEG, struct xrma_sisci_rseg);
+	unsigned int id;
+
+	if (!r)
+		return 0;
+	id = r->id;
+	xrma_sisci_obj_put(&r->obj);
+	return id;
+}
+
+sci_segment_cb_reason_t SCIWaitForRemoteSegmentEvent(sci_remote_segment_t segment,
+						     sci_error_t *status, unsigned int timeout,
+						     unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_rseg *r = XRMA_SISCI_GET(segment, XRMA_SISCI_RSEG, struct xrma_sisci_rseg);
+	struct xrma_sisci_event ev = { .reason = SCI_CB_LOST };
+	sci_error_t err;
+
+	if (!r) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return SCI_CB_LOST;
+	}
+	err = xrma_sisci_flags(flags, 0, 0);
+	if (err == SCI_ERR_OK)
+		err = xrma_sisci_evq_wait(&r->events, timeout, &ev);
+	if (err == SCI_ERR_OK)
+		xrma_sisci_set(status, ev.status);
+	xrma_sisci_obj_put(&r->obj);
+	xrma_sisci_set(error, err);
+	return ev.reason;
+}
+
+void xrma_sisci_rseg_health(struct xrma_sisci_rseg *r, bool *usable, unsigned long *faults)
+{
+	enum xrma_rseg_state state = XRMA_RSEG_LOST;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->rseg && xrma_rseg_state(r->rseg, &state))
+		state = XRMA_RSEG_LOST;
+	*usable = r->rseg && (state == XRMA_RSEG_CONNECTED || state == XRMA_RSEG_DISCONNECT_REQUESTED);
+	*faults = r->faults;
+	pthread_mutex_unlock(&r->lock);
+}
+
+void xrma_sisci_rseg_use(struct xrma_sisci_rseg *r, int delta)
+{
+	pthread_mutex_lock(&r->lock);
+	r->dma_users += (unsigned)delta;
+	pthread_mutex_unlock(&r->lock);
+}

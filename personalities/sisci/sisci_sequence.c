@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * personalities/sisci/sisci_sequence.c: sequences, the error check of PIO
+ * (spec §2.3, digest §5.6), and the barriers. A sequence on a remote map
+ * remembers how many faults (SCI_CB_LOST, SCI_CB_NOT_OPERATIONAL) its remote
+ * segment had when it was started; a check fails NOT_RETRIABLE when the
+ * segment is not usable now or had a fault since, until SCIStartSequence finds
+ * it usable again. *error carries the reason whenever the status is not OK.
+ * A sequence on a local map always succeeds. Barriers are CPU fences: stores to
+ * a mapping are plain stores into shared memory on every provider with maps.
+ */
+#include "personalities/sisci/sisci.h"
+
+#include <stdlib.h>
+
+struct xrma_sisci_seq {
+	struct xrma_sisci_obj obj;
+	struct xrma_sisci_map *map;     /* referenced */
+	pthread_mutex_t lock;           /* guards faults_seen */
+	unsigned long faults_seen;
+};
+
+static void seq_destroy(struct xrma_sisci_obj *obj)
+{
+	struct xrma_sisci_seq *s = (struct xrma_sisci_seq *)obj;
+
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+void SCICreateMapSequence(sci_map_t map, sci_sequence_t *sequence, unsigned int flags,
+			  sci_error_t *error)
+{
+	struct xrma_sisci_map *m = XRMA_SISCI_GET(map, XRMA_SISCI_MAP, struct xrma_sisci_map);
+	struct xrma_sisci_seq *s = NULL;
+	sci_error_t err;
+
+	if (!m) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return;
+	}
+	/* FAST_BARRIER: every barrier here is already the fastest (a fence); never exhausted. */
+	err = xrma_sisci_flags(flags, SCI_FLAG_FAST_BARRIER, 0);
+	if (err == SCI_ERR_OK && !sequence)
+		err = SCI_ERR_ILLEGAL_PARAMETER;
+	if (err == SCI_ERR_OK && !(s = calloc(1, sizeof(*s))))
+		err = SCI_ERR_NOSPC;
+	if (err == SCI_ERR_OK) {
+		s->map = m;
+		pthread_mutex_init(&s->lock, NULL);
+		err = xrma_sisci_obj_publish(&s->obj, XRMA_SISCI_SEQ, seq_destroy);
+		if (err == SCI_ERR_OK) {
+			__atomic_add_fetch(&m->users, 1, __ATOMIC_ACQ_REL);
+			xrma_sisci_obj_ref(&m->obj);
+			*sequence = s->obj.handle;
+		} else {
+			seq_destroy(&s->obj);
+		}
+	}
+	xrma_sisci_obj_put(&m->obj);
+	xrma_sisci_set(error, err);
+}
+
+void SCIRemoveSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_seq *s = XRMA_SISCI_GET(sequence, XRMA_SISCI_SEQ, struct xrma_sisci_seq);
+	sci_error_t err;
+
+	if (!s) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return;
+	}
+	err = xrma_sisci_flags(flags, 0, 0);
+	if (err == SCI_ERR_OK && xrma_sisci_obj_kill(&s->obj)) {
+		__atomic_sub_fetch(&s->map->users, 1, __ATOMIC_ACQ_REL);
+		xrma_sisci_obj_put(&s->map->obj);
+	}
+	xrma_sisci_obj_put(&s->obj);
+	xrma_sisci_set(error, err);
+}
+
+/* The status of s now; with start, a usable segment also restarts the fault count. */
+static sci_sequence_status_t seq_status(struct xrma_sisci_seq *s, bool start, sci_error_t *err)
+{
+	struct xrma_sisci_rseg *r = s->map->rseg;
+	sci_sequence_status_t status = SCI_SEQ_OK;
+	unsigned long faults;
+	bool usable;
+
+	*err = SCI_ERR_OK;
+	if (!r)
+		return SCI_SEQ_OK;
+	xrma_sisci_rseg_health(r, &usable, &faults);
+	pthread_mutex_lock(&s->lock);
+	if (start && usable)
+		s->faults_seen = faults;
+	else if (start)
+		status = SCI_SEQ_PENDING;
+	else if (!usable || faults != s->faults_seen)
+		status = SCI_SEQ_NOT_RETRIABLE;
+	pthread_mutex_unlock(&s->lock);
+	if (status != SCI_SEQ_OK)
+		*err = usable ? SCI_ERR_NO_REMOTE_LINK_ACCESS : SCI_ERR_NOT_CONNECTED;
+	return status;
+}
+
+/* Start (start) or check: the status, or failed with *error for a bad handle or flag. */
+static sci_sequence_status_t seq_call(sci_sequence_t sequence, unsigned int flags, unsigned int accepted,
+				      bool start, sci_error_t *error)
+{
+	struct xrma_sisci_seq *s = XRMA_SISCI_GET(sequence, XRMA_SISCI_SEQ, struct xrma_sisci_seq);
+	sci_sequence_status_t status = start ? SCI_SEQ_PENDING : SCI_SEQ_NOT_RETRIABLE;
+	sci_error_t err = SCI_ERR_ILLEGAL_PARAMETER;
+
+	if (s) {
+		err = xrma_sisci_flags(flags, accepted, 0);
+		/* A check makes earlier stores visible first, unless both flags waive it. */
+		if (err == SCI_ERR_OK && !start &&
+		    (flags & (SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER)) !=
+			    (SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER))
+			xrma_sisci_barrier();
+		if (err == SCI_ERR_OK)
+			status = seq_status(s, start, &err);
+		xrma_sisci_obj_put(&s->obj);
+	}
+	xrma_sisci_set(error, err);
+	return status;
+}
+
+sci_sequence_status_t SCIStartSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
+{
+	return seq_call(sequence, flags, 0, true, error);
+}
+
+sci_sequence_status_t SCICheckSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
+{
+	return seq_call(sequence, flags, SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER, false, error);
+}
+
+void SCIFlushReadBuffers(sci_sequence_t sequence)
+{
+	(void)sequence;
+	xrma_sisci_barrier();
+}
+
+void SCIStoreBarrier(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_seq *s = XRMA_SISCI_GET(sequence, XRMA_SISCI_SEQ, struct xrma_sisci_seq);
+	sci_error_t err;
+
+	if (!s) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return;
+	}
+	err = xrma_sisci_flags(flags, SCI_FLAG_FLUSH_CPU_BUFFERS_ONLY, 0);
+	if (err == SCI_ERR_OK)
+		xrma_sisci_barrier();
+	xrma_sisci_obj_put(&s->obj);
+	xrma_sisci_set(error, err);
+}
+
+void SCIFlush(sci_sequence_t sequence, unsigned int flags)
+{
+	/* No error channel: a NULL sequence (Dolphin's NO_SEQUENCE) still fences. */
+	(void)sequence;
+	(void)flags;
+	xrma_sisci_barrier();
+}

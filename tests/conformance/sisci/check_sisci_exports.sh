@@ -1,0 +1,28 @@
+#!/bin/sh
+# tests/conformance/sisci/check_sisci_exports.sh: fail if libsisci exports a symbol not named SCI*,
+# or misses one of the 46 functions of the specification. Exit 77 without a shared library.
+
+builddir=${XRMA_TEST_BUILDDIR:-.}
+lib=$builddir/.libs/libsisci.so
+[ -f "$lib" ] || { echo "SKIP: $lib not built"; exit 77; }
+command -v nm >/dev/null 2>&1 || { echo "SKIP: nm not found"; exit 77; }
+
+names=$(nm -D --defined-only "$lib" | awk 'NF >= 2 && $(NF-1) != "A" { n = $NF; sub(/@.*/, "", n); print n }' |
+	grep -v -E '^(_init|_fini|__bss_start|_edata|_end)$')
+bad=$(printf '%s\n' "$names" | grep -v '^SCI')
+if [ -n "$bad" ]; then
+	echo "FAIL: $lib exports non-SISCI symbols:"; printf '  %s\n' $bad; exit 1
+fi
+for f in SCIAbortBlockTransfer SCIAbortDMAQueue SCICheckSequence SCIClose SCIConnectInterrupt \
+	SCIConnectSCISpace SCIConnectSegment SCICreateDMAQueue SCICreateInterrupt SCICreateMapSequence \
+	SCICreateSegment SCIDisconnectInterrupt SCIDisconnectSegment SCIDMAQueueState \
+	SCIEnqueueDMATransfer SCIFlushReadBuffers SCIGetCSRRegister SCIGetRemoteSegmentSize \
+	SCIMapLocalSegment SCIMapRemoteSegment SCIMemCopy SCIOpen SCIPostDMAQueue SCIPrepareSegment \
+	SCIProbeNode SCIQuery SCIRegisterSegmentMemory SCIRemoveDMAQueue SCIRemoveInterrupt \
+	SCIRemoveSegment SCIRemoveSequence SCIResetDMAQueue SCISetCSRRegister SCISetSegmentAvailable \
+	SCISetSegmentUnavailable SCIStartSequence SCIStoreBarrier SCITransferBlock SCITransferBlockAsync \
+	SCITriggerInterrupt SCIUnmapSegment SCIWaitForBlockTransfer SCIWaitForDMAQueue \
+	SCIWaitForInterrupt SCIWaitForLocalSegmentEvent SCIWaitForRemoteSegmentEvent; do
+	printf '%s\n' "$names" | grep -qx "$f" || { echo "FAIL: $f missing"; exit 1; }
+done
+echo "PASS: $lib exports $(printf '%s\n' "$names" | wc -l) SCI* symbols, the 46 of the spec among them"
