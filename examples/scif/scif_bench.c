@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * examples/scif/scif_bench.c: the host/card set-up of scif_bench.h.
+ */
+#include "scif_bench.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <xrma/xrma.h>
+
+#define CARD_FLAG "--scif-bench-card"
+#define LINK_TIMEOUT_MS 20000
+
+enum { CMD_ECHO = 1, CMD_RAW_ECHO, CMD_QUIT };
+
+struct card_args {
+	int sock;
+	uint16_t port;
+	size_t window;
+};
+
+static const char *me = "scif_bench";
+static int link_sock = -1;
+static pid_t card_pid;
+static pthread_t card_thread;
+
+void scif_bench_die(const char *what)
+{
+	fprintf(stderr, "%s: %s: %s\n", me, what, strerror(errno));
+	exit(1);
+}
+
+/* A header page in front of the pages records the length. */
+void *scif_bench_pages(size_t len)
+{
+	size_t span = ((len ? len : 1) + SCIF_BENCH_PAGE - 1) / SCIF_BENCH_PAGE * SCIF_BENCH_PAGE;
+	char *base = mmap(NULL, span + SCIF_BENCH_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	if (base == MAP_FAILED)
+		scif_bench_die("mmap");
+	*(size_t *)base = span;
+	return base + SCIF_BENCH_PAGE;
+}
+
+void scif_bench_free(void *pages)
+{
+	char *base = (char *)pages - SCIF_BENCH_PAGE;
+
+	munmap(base, *(size_t *)base + SCIF_BENCH_PAGE);
+}
+
+static void link_send(int sock, uint64_t v)
+{
+	if (send(sock, &v, sizeof(v), MSG_NOSIGNAL) != sizeof(v))
+		scif_bench_die("the card went away");
+}
+
+static uint64_t link_recv(int sock)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	uint64_t v;
+
+	if (poll(&pfd, 1, LINK_TIMEOUT_MS) != 1 || recv(sock, &v, sizeof(v), MSG_WAITALL) != sizeof(v)) {
+		errno = ETIMEDOUT;
+		scif_bench_die("the other side is silent or gone");
+	}
+	return v;
+}
+
+/* The card: connect, register its window, echo on request. */
+static int card_run(const struct card_args *a)
+{
+	struct scif_portID host = { .node = 0, .port = a->port };
+	scif_epd_t epd = scif_open();
+	void *win = scif_bench_pages(a->window), *buf;
+	uint64_t cmd;
+
+	if (epd < 0 || scif_connect(epd, &host))
+		scif_bench_die("card: scif_connect");
+	/* Pinned once libscif's threads exist: they must stay free to run elsewhere. */
+	bench_pin_thread(1);
+	if (scif_register(epd, win, a->window, 0, SCIF_PROT_READ | SCIF_PROT_WRITE, SCIF_MAP_FIXED) != 0)
+		scif_bench_die("card: scif_register");
+	buf = scif_bench_pages(a->window);
+	link_send(a->sock, 1);
+	while ((cmd = link_recv(a->sock)) == CMD_ECHO || cmd == CMD_RAW_ECHO) {
+		size_t len = (size_t)link_recv(a->sock);
+		int iterations = (int)link_recv(a->sock);
+
+		link_send(a->sock, 1);
+		for (int i = 0; i < iterations; i++) {
+			if (cmd == CMD_RAW_ECHO) {
+				if (recv(a->sock, buf, len, MSG_WAITALL) != (ssize_t)len ||
+				    send(a->sock, buf, len, MSG_NOSIGNAL) != (ssize_t)len)
+					scif_bench_die("card: raw echo");
+			} else if (scif_recv(epd, buf, (int)len, SCIF_RECV_BLOCK) != (int)len ||
+				   scif_send(epd, buf, (int)len, SCIF_SEND_BLOCK) != (int)len) {
+				scif_bench_die("card: echo");
+			}
+		}
+	}
+	scif_unregister(epd, 0, a->window);
+	scif_close(epd);
+	scif_bench_free(win);
+	scif_bench_free(buf);
+	return 0;
+}
+
+static void *card_thread_main(void *arg)
+{
+	card_run(arg);
+	return NULL;
+}
+
+static bool provider_multiproc(const char **name)
+{
+	struct xrma_config_entry entry;
+	struct xrma_provider_info info;
+	static char found[sizeof(entry.value)];
+
+	snprintf(found, sizeof(found), "%s", xrma_provider_default());
+	for (int i = 0; xrma_config_get(i, &entry) == 0; i++) {
+		if (!strcmp(entry.key, "provider") && entry.value[0]) {
+			snprintf(found, sizeof(found), "%s", entry.value);
+			break;
+		}
+	}
+	*name = found;
+	for (int i = 0; xrma_provider_get(i, &info) == 0; i++)
+		if (!strcmp(info.name, found))
+			return info.caps.flags & XRMA_CAP_MULTIPROC;
+	return false;
+}
+
+void scif_bench_card_dispatch(int argc, char **argv, const char *name)
+{
+	struct card_args args;
+
+	me = name;
+	if (argc == 5 && !strcmp(argv[1], CARD_FLAG)) {
+		args = (struct card_args){ .sock = atoi(argv[2]), .port = (uint16_t)atoi(argv[3]),
+					   .window = (size_t)strtoull(argv[4], NULL, 10) };
+		exit(card_run(&args));
+	}
+}
+
+void scif_bench_start(char **argv, size_t window_len, struct scif_bench *b)
+{
+	static struct card_args args;
+	struct scif_portID peer;
+	char fabric[64];
+	int sv[2], port;
+	scif_epd_t listener;
+
+	memset(b, 0, sizeof(*b));
+	b->card_window = window_len;
+	b->card_is_process = provider_multiproc(&b->provider);
+	snprintf(fabric, sizeof(fabric), "scifbench-%ld", (long)getpid());
+	setenv("XRMA_FABRIC", fabric, 1);
+	setenv("XRMA_NODE_ID", "0", 1);
+	listener = scif_open();
+	if (listener < 0 || (port = scif_bind(listener, 0)) < 0 || scif_listen(listener, 1))
+		scif_bench_die("host: listen");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		scif_bench_die("socketpair");
+	args = (struct card_args){ .sock = sv[1], .port = (uint16_t)port, .window = window_len };
+	if (b->card_is_process) {
+		card_pid = fork();
+		if (card_pid < 0)
+			scif_bench_die("fork");
+		if (card_pid == 0) {
+			char sock_arg[16], port_arg[16], len_arg[32];
+
+			close(sv[0]);
+			snprintf(sock_arg, sizeof(sock_arg), "%d", sv[1]);
+			snprintf(port_arg, sizeof(port_arg), "%d", port);
+			snprintf(len_arg, sizeof(len_arg), "%zu", window_len);
+			setenv("XRMA_NODE_ID", "1", 1);
+			execl("/proc/self/exe", argv[0], CARD_FLAG, sock_arg, port_arg, len_arg, (char *)NULL);
+			_exit(127);
+		}
+		close(sv[1]);
+	} else if (pthread_create(&card_thread, NULL, card_thread_main, &args)) {
+		scif_bench_die("pthread_create");
+	}
+	link_sock = sv[0];
+	if (scif_accept(listener, &peer, &b->epd, SCIF_ACCEPT_SYNC))
+		scif_bench_die("host: scif_accept");
+	scif_close(listener);
+	link_recv(link_sock);   /* the card's window is registered */
+	/*
+	 * The core starts its DMA engine thread at the first asynchronous RMA, and
+	 * threads inherit the creator's CPU set: start it now, then pin ourselves,
+	 * so it is not tied to the CPU we spin on.
+	 */
+	{
+		uint64_t zero = 0;
+		int mark;
+
+		if (scif_vwriteto(b->epd, &zero, sizeof(zero), 0, 0) ||
+		    scif_fence_mark(b->epd, SCIF_FENCE_INIT_SELF, &mark) || scif_fence_wait(b->epd, mark))
+			scif_bench_die("host: first asynchronous RMA");
+	}
+	bench_pin_thread(0);
+}
+
+static void card_command(uint64_t cmd, size_t len, int iterations)
+{
+	link_send(link_sock, cmd);
+	link_send(link_sock, len);
+	link_send(link_sock, (uint64_t)iterations);
+	link_recv(link_sock);
+}
+
+const char *scif_bench_setup(const struct scif_bench *b)
+{
+	static char setup[160];
+
+	snprintf(setup, sizeof(setup), "provider=%s nodes=0<->1 card=%s", b->provider,
+		 b->card_is_process ? "process" : "thread");
+	return setup;
+}
+
+size_t scif_bench_round(size_t len)
+{
+	return (len + SCIF_BENCH_PAGE - 1) / SCIF_BENCH_PAGE * SCIF_BENCH_PAGE;
+}
+
+void scif_bench_card_echo(struct scif_bench *b, size_t len, int iterations)
+{
+	(void)b;
+	card_command(CMD_ECHO, len, iterations);
+}
+
+void scif_bench_card_raw_echo(struct scif_bench *b, size_t len, int iterations)
+{
+	(void)b;
+	card_command(CMD_RAW_ECHO, len, iterations);
+}
+
+int scif_bench_link(const struct scif_bench *b)
+{
+	(void)b;
+	return link_sock;
+}
+
+void scif_bench_measure(void (*body)(void *arg, int iterations), void *arg, int iterations,
+			int repetitions, double *med, double *min)
+{
+	double *us = calloc((size_t)repetitions, sizeof(*us));
+
+	if (!us)
+		scif_bench_die("calloc");
+	body(arg, iterations < 10 ? iterations : 10);   /* warm-up, untimed */
+	for (int r = 0; r < repetitions; r++) {
+		uint64_t t0 = bench_now_ns();
+
+		body(arg, iterations);
+		us[r] = (double)(bench_now_ns() - t0) / 1000.0 / iterations;
+	}
+	*min = bench_min(us, repetitions);
+	*med = bench_median(us, repetitions);
+	free(us);
+}
+
+void scif_bench_stop(struct scif_bench *b)
+{
+	int status;
+
+	link_send(link_sock, CMD_QUIT);
+	if (b->card_is_process) {
+		if (waitpid(card_pid, &status, 0) != card_pid || !WIFEXITED(status) || WEXITSTATUS(status))
+			fprintf(stderr, "%s: the card failed\n", me);
+	} else {
+		pthread_join(card_thread, NULL);
+	}
+	scif_close(b->epd);
+	close(link_sock);
+}

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * personalities/scif/scif_ctx.c: process-wide state of libscif: the one core
+ * context (opened on first use, on the provider, fabric and node id the
+ * environment or config name), the table from descriptors to endpoints, the
+ * segments left behind by closed windows while something still uses them, fork
+ * handling, and scif_get_nodeIDs (§3.12). SCIF node ids are xrma node ids.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include "personalities/scif/scif_internal.h"
+
+/* Guards every static below; never held across a blocking core call. */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct xrma_ctx *scif_ctx;
+static struct xrma_scif_ep **table;   /* indexed by descriptor */
+static size_t table_len;
+struct retired_seg {
+	struct xrma_seg *seg;
+	struct xrma_scif_backing *backing;   /* freed once seg closed, or NULL */
+};
+
+static struct retired_seg *retired;
+static size_t nretired, retired_cap;
+static bool atfork_done;
+
+/*
+ * The child of a fork has no service threads, so the parent's context and
+ * endpoints cannot work there: the child forgets them (inherited descriptors
+ * are no endpoints for it) and opens its own context on first use.
+ */
+static void scif_atfork_prepare(void)
+{
+	pthread_mutex_lock(&table_lock);
+}
+
+static void scif_atfork_parent(void)
+{
+	pthread_mutex_unlock(&table_lock);
+}
+
+static void scif_atfork_child(void)
+{
+	scif_ctx = NULL;
+	table = NULL;
+	table_len = 0;
+	retired = NULL;
+	nretired = retired_cap = 0;
+	pthread_mutex_unlock(&table_lock);
+}
+
+void *xrma_scif_grow(void *array, size_t *cap, size_t count, size_t size)
+{
+	size_t grown_cap = *cap ? *cap * 2 : 16;
+	void *grown;
+
+	if (count < *cap)
+		return array;
+	grown = realloc(array, grown_cap * size);
+	if (grown)
+		*cap = grown_cap;
+	return grown;
+}
+
+int xrma_scif_ctx(struct xrma_ctx **ctx)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&table_lock);
+	if (!atfork_done) {
+		if (pthread_atfork(scif_atfork_prepare, scif_atfork_parent, scif_atfork_child)) {
+			pthread_mutex_unlock(&table_lock);
+			return -XRMA_ENOMEM;
+		}
+		atfork_done = true;
+	}
+	if (!scif_ctx) {
+		struct xrma_ctx_attr attr = { .node_id = XRMA_NODE_ANY };
+
+		ret = xrma_ctx_open(&attr, &scif_ctx);
+	}
+	*ctx = scif_ctx;
+	pthread_mutex_unlock(&table_lock);
+	return ret;
+}
+
+struct xrma_scif_ep *xrma_scif_ep_new(struct xrma_conn *conn)
+{
+	struct xrma_scif_ep *ep = calloc(1, sizeof(*ep));
+	int fl;
+
+	if (!ep)
+		return NULL;
+	ep->conn = conn;
+	ep->fd = xrma_conn_fd(conn);
+	/*
+	 * O_NONBLOCK on the descriptor is the program's request for a non-blocking
+	 * connect (MPSS), so it starts clear. The core never blocks on this eventfd
+	 * either way: it reads only a non-zero counter and writes only a zero one.
+	 */
+	fl = fcntl(ep->fd, F_GETFL);
+	if (fl >= 0 && (fl & O_NONBLOCK))
+		fcntl(ep->fd, F_SETFL, fl & ~O_NONBLOCK);
+	ep->refs = 1;
+	pthread_mutex_init(&ep->lock, NULL);
+	return ep;
+}
+
+int xrma_scif_ep_insert(struct xrma_scif_ep *ep)
+{
+	int ret = 0;
+
+	if (ep->fd < 0)
+		return -XRMA_EINVAL;
+	pthread_mutex_lock(&table_lock);
+	if ((size_t)ep->fd >= table_len) {
+		size_t len = table_len ? table_len : 64;
+		struct xrma_scif_ep **grown;
+
+		while (len <= (size_t)ep->fd)
+			len *= 2;
+		grown = realloc(table, len * sizeof(*table));
+		if (!grown) {
+			ret = -XRMA_ENOMEM;
+		} else {
+			memset(grown + table_len, 0, (len - table_len) * sizeof(*table));
+			table = grown;
+			table_len = len;
+		}
+	}
+	if (!ret)
+		table[ep->fd] = ep;
+	pthread_mutex_unlock(&table_lock);
+	return ret;
+}
+
+int xrma_scif_ep_get(scif_epd_t epd, struct xrma_scif_ep **out)
+{
+	struct xrma_scif_ep *ep = NULL;
+
+	pthread_mutex_lock(&table_lock);
+	if (epd >= 0 && (size_t)epd < table_len)
+		ep = table[epd];
+	if (ep)
+		__atomic_add_fetch(&ep->refs, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&table_lock);
+	*out = ep;
+	return ep ? 0 : -XRMA_EHANDLE;
+}
+
+void xrma_scif_ep_put(struct xrma_scif_ep *ep)
+{
+	/* Gets happen under table_lock, and never once the table let go: no lock needed here. */
+	if (__atomic_sub_fetch(&ep->refs, 1, __ATOMIC_ACQ_REL))
+		return;
+	/* Everything the endpoint held was closed by scif_close. */
+	pthread_mutex_destroy(&ep->lock);
+	free(ep->windows);
+	free(ep->imports);
+	free(ep);
+}
+
+int xrma_scif_ep_remove(struct xrma_scif_ep *ep)
+{
+	int ret = -XRMA_EHANDLE;
+
+	pthread_mutex_lock(&table_lock);
+	if ((size_t)ep->fd < table_len && table[ep->fd] == ep) {
+		table[ep->fd] = NULL;
+		/* The table's reference; the caller still holds one, so this never frees. */
+		__atomic_sub_fetch(&ep->refs, 1, __ATOMIC_RELEASE);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&table_lock);
+	return ret;
+}
+
+void xrma_scif_retire(struct xrma_seg *seg, struct xrma_scif_backing *backing)
+{
+	struct retired_seg r = { .seg = seg, .backing = backing }, *grown;
+
+	if (xrma_seg_close(seg) != -XRMA_EBUSY) {
+		if (backing)
+			xrma_scif_backing_free(backing);
+		return;
+	}
+	pthread_mutex_lock(&table_lock);
+	/* Without room the segment is leaked, never closed while in use. */
+	grown = xrma_scif_grow(retired, &retired_cap, nretired, sizeof(*retired));
+	if (grown) {
+		retired = grown;
+		retired[nretired++] = r;
+	}
+	pthread_mutex_unlock(&table_lock);
+}
+
+void xrma_scif_retired_sweep(void)
+{
+	pthread_mutex_lock(&table_lock);
+	for (size_t i = 0; i < nretired;) {
+		/* A segment closes only once no window, import, transfer or signal uses it. */
+		if (xrma_seg_close(retired[i].seg) == -XRMA_EBUSY) {
+			i++;
+		} else {
+			if (retired[i].backing)
+				xrma_scif_backing_free(retired[i].backing);
+			retired[i] = retired[--nretired];
+		}
+	}
+	pthread_mutex_unlock(&table_lock);
+}
+
+int scif_get_nodeIDs(uint16_t *nodes, int len, uint16_t *self)
+{
+	struct xrma_ctx *ctx;
+	uint32_t ids[256], me;
+	size_t count;
+	int ret;
+
+	if (len < 0 || (len > 0 && !nodes) || !self) {
+		errno = EFAULT;
+		return -1;
+	}
+	ret = xrma_scif_ctx(&ctx);
+	if (!ret)
+		ret = xrma_node_self(ctx, &me);
+	if (!ret)
+		ret = xrma_node_list(ctx, ids, sizeof(ids) / sizeof(ids[0]), &count);
+	if (ret)
+		return xrma_scif_fail(ret);
+	if (count > sizeof(ids) / sizeof(ids[0]))
+		count = sizeof(ids) / sizeof(ids[0]);
+	for (size_t i = 0; i < count && i < (size_t)len; i++)
+		nodes[i] = (uint16_t)ids[i];
+	*self = (uint16_t)me;
+	return (int)count;
+}

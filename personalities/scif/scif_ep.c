@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * personalities/scif/scif_ep.c: endpoints and connections (§3.2, §3.3, §3.10):
+ * open, bind with SCIF's port rules, listen, connect, accept and close. A
+ * connection is a core connection; right after it forms, both sides swap the
+ * ids of their RAS tables as the first bytes of the stream (invisible to the
+ * program), so each can see the other's windows.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "personalities/scif/scif_internal.h"
+
+#define XRMA_SCIF_HELLO_MAGIC 0x5343494658524d41ull  /* "SCIFXRMA" */
+
+struct xrma_scif_hello {
+	uint64_t magic;
+	uint64_t ras_id;
+};
+
+/* Take the endpoint of epd and read its connection state; on error nothing is held. */
+static int ep_state(scif_epd_t epd, struct xrma_scif_ep **ep, enum xrma_conn_state *state)
+{
+	int ret = xrma_scif_ep_get(epd, ep);
+
+	if (ret)
+		return ret;
+	ret = xrma_conn_state((*ep)->conn, state);
+	if (ret)
+		xrma_scif_ep_put(*ep);
+	return ret;
+}
+
+/* Connected now or before: SCIF's EISCONN states. */
+static bool state_connected(enum xrma_conn_state state)
+{
+	return state == XRMA_CONN_CONNECTED || state == XRMA_CONN_DISCONNECTED ||
+	       state == XRMA_CONN_CONNECTING;
+}
+
+/* A free port at or above SCIF_PORT_RSVD; running out of ports reads as EADDRINUSE. */
+static int bind_any(struct xrma_conn *conn, uint32_t *port)
+{
+	int ret;
+
+	*port = XRMA_PORT_ANY;
+	ret = xrma_conn_bind(conn, port, SCIF_PORT_RSVD, XRMA_PORT_MAX);
+	return ret == -XRMA_ENOSPC ? -XRMA_EADDRINUSE : ret;
+}
+
+scif_epd_t scif_open(void)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_conn *conn;
+	struct xrma_scif_ep *ep;
+	int ret;
+
+	xrma_scif_retired_sweep();
+	ret = xrma_scif_ctx(&ctx);
+	if (!ret)
+		ret = xrma_conn_open(ctx, 0, &conn);
+	if (ret)
+		return xrma_scif_fail(ret);
+	ep = xrma_scif_ep_new(conn);
+	if (!ep) {
+		xrma_conn_close(conn);
+		return xrma_scif_fail(-XRMA_ENOMEM);
+	}
+	ret = xrma_scif_ep_insert(ep);
+	if (ret) {
+		xrma_conn_close(conn);
+		xrma_scif_ep_put(ep);
+		return xrma_scif_fail(ret);
+	}
+	return ep->fd;
+}
+
+int scif_close(scif_epd_t epd)
+{
+	struct xrma_scif_ep *ep;
+	int ret;
+
+	ret = xrma_scif_ep_get(epd, &ep);
+	if (!ret)
+		ret = xrma_scif_ep_remove(ep);
+	if (ret) {
+		if (ep)
+			xrma_scif_ep_put(ep);
+		return xrma_scif_fail(ret);
+	}
+	pthread_mutex_lock(&ep->lock);
+	ep->closed = true;
+	/* RMAs already started complete first (§3.10.1 step 2); windows go as if unregistered. */
+	if (ep->connected)
+		xrma_scif_ras_teardown(ep);
+	pthread_mutex_unlock(&ep->lock);
+	/* Wakes blocked sends and receives; the peer sees the end of the stream. */
+	xrma_conn_close(ep->conn);
+	xrma_scif_ep_put(ep);
+	xrma_scif_retired_sweep();
+	return 0;
+}
+
+int scif_bind(scif_epd_t epd, uint16_t pn)
+{
+	struct xrma_scif_ep *ep;
+	enum xrma_conn_state state;
+	uint32_t port = pn;
+	int ret;
+
+	ret = ep_state(epd, &ep, &state);
+	if (ret)
+		return xrma_scif_fail(ret);
+	if (state != XRMA_CONN_UNBOUND)
+		ret = state_connected(state) ? -XRMA_EISCONN : -XRMA_EINVAL;
+	else if (pn != SCIF_PORT_ANY && pn < SCIF_ADMIN_PORT_END && geteuid() != 0)
+		ret = -XRMA_EACCES;
+	else if (pn == SCIF_PORT_ANY)
+		ret = bind_any(ep->conn, &port);
+	else
+		ret = xrma_conn_bind(ep->conn, &port, 0, 0);
+	xrma_scif_ep_put(ep);
+	return ret ? xrma_scif_fail(ret) : (int)port;
+}
+
+int scif_listen(scif_epd_t epd, int backlog)
+{
+	struct xrma_scif_ep *ep;
+	enum xrma_conn_state state;
+	int ret;
+
+	ret = ep_state(epd, &ep, &state);
+	if (ret)
+		return xrma_scif_fail(ret);
+	if (state_connected(state))
+		ret = -XRMA_EISCONN;
+	else if (state != XRMA_CONN_BOUND || backlog < 0)
+		ret = -XRMA_EINVAL;
+	else
+		ret = xrma_conn_listen(ep->conn, backlog < 1 ? 1 : backlog > 1024 ? 1024 : backlog);
+	xrma_scif_ep_put(ep);
+	return ret ? xrma_scif_fail(ret) : 0;
+}
+
+/* Both sides send first, then read: neither waits on the other to start. */
+static int scif_handshake(struct xrma_scif_ep *ep)
+{
+	struct xrma_scif_hello mine = { .magic = XRMA_SCIF_HELLO_MAGIC }, theirs;
+	ssize_t n;
+	int ret;
+
+	pthread_mutex_lock(&ep->lock);
+	/* A non-blocking connect's thread may get here after scif_close. */
+	ret = ep->closed ? -XRMA_ECANCELED : xrma_conn_peer(ep->conn, &ep->peer_node, &ep->peer_port);
+	if (!ret)
+		ret = xrma_scif_ras_setup(ep, &mine.ras_id);
+	pthread_mutex_unlock(&ep->lock);
+	if (ret)
+		return ret;
+	n = xrma_conn_send(ep->conn, &mine, sizeof(mine), XRMA_CONN_BLOCK, XRMA_SCIF_HANDSHAKE_MS);
+	if (n >= 0 && n != sizeof(mine))
+		n = -XRMA_ECONNRESET;
+	if (n >= 0)
+		n = xrma_conn_recv(ep->conn, &theirs, sizeof(theirs), XRMA_CONN_BLOCK,
+				   XRMA_SCIF_HANDSHAKE_MS);
+	if (n >= 0 && (n != sizeof(theirs) || theirs.magic != XRMA_SCIF_HELLO_MAGIC))
+		n = -XRMA_ECONNRESET;
+	pthread_mutex_lock(&ep->lock);
+	ret = n < 0 ? (int)n : ep->closed ? -XRMA_ECANCELED : xrma_scif_peer_attach(ep, theirs.ras_id);
+	if (ret)
+		xrma_scif_ras_teardown(ep);
+	else
+		ep->connected = true;
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
+}
+
+struct connect_job {
+	struct xrma_scif_ep *ep;     /* referenced until the job ends */
+	uint32_t node, port;
+};
+
+/* Connect and handshake; the result waits in the endpoint for the next scif_connect. */
+static void *connect_main(void *arg)
+{
+	struct connect_job *job = arg;
+	struct xrma_scif_ep *ep = job->ep;
+	int ret = xrma_conn_connect(ep->conn, job->node, job->port, XRMA_TIMEOUT_INFINITE);
+
+	if (ret == -XRMA_EINVAL || ret == -XRMA_EHOSTUNREACH)
+		ret = -XRMA_ENODEV;
+	if (!ret)
+		ret = scif_handshake(ep);
+	__atomic_store_n(&ep->connect_result, ret, __ATOMIC_RELAXED);
+	__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_DONE, __ATOMIC_RELEASE);
+	xrma_scif_ep_put(ep);
+	free(job);
+	return NULL;
+}
+
+/*
+ * With O_NONBLOCK on the descriptor the connect runs on a thread of its own:
+ * EINPROGRESS now, SCIF_POLLOUT from scif_poll once done, and the result from
+ * the next scif_connect (a failed connect leaves the endpoint bound).
+ * Returns 1 for "in progress", else 0 or a core code.
+ */
+static int connect_nonblocking(struct xrma_scif_ep *ep, const struct scif_portID *dst)
+{
+	int state = __atomic_load_n(&ep->connect_state, __ATOMIC_ACQUIRE);
+	struct connect_job *job;
+	pthread_attr_t attr;
+	pthread_t thread;
+	int ret;
+
+	if (state == XRMA_SCIF_CONNECT_RUNNING)
+		return 1;
+	if (state == XRMA_SCIF_CONNECT_DONE) {
+		__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_IDLE, __ATOMIC_RELAXED);
+		return __atomic_load_n(&ep->connect_result, __ATOMIC_RELAXED);
+	}
+	job = malloc(sizeof(*job));
+	if (!job)
+		return -XRMA_ENOMEM;
+	*job = (struct connect_job){ .ep = ep, .node = dst->node, .port = dst->port };
+	__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_RUNNING, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&ep->refs, 1, __ATOMIC_RELAXED);   /* we hold one: not the last */
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = pthread_create(&thread, &attr, connect_main, job) ? -XRMA_ENOMEM : 1;
+	pthread_attr_destroy(&attr);
+	if (ret < 0) {
+		__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_IDLE, __ATOMIC_RELAXED);
+		xrma_scif_ep_put(ep);
+		free(job);
+	}
+	return ret;
+}
+
+/* Drop the caller's reference and turn a non-blocking step's result into SCIF's. */
+static int connect_finish(struct xrma_scif_ep *ep, int ret)
+{
+	xrma_scif_ep_put(ep);
+	if (ret == 1) {
+		errno = EINPROGRESS;
+		return -1;
+	}
+	return ret ? xrma_scif_fail(ret) : 0;
+}
+
+int scif_connect(scif_epd_t epd, struct scif_portID *dst)
+{
+	struct xrma_scif_ep *ep;
+	enum xrma_conn_state state;
+	uint32_t port;
+	int ret, fl;
+
+	ret = ep_state(epd, &ep, &state);
+	if (ret)
+		return xrma_scif_fail(ret);
+	fl = fcntl(ep->fd, F_GETFL);
+	if (fl >= 0 && (fl & O_NONBLOCK) &&
+	    __atomic_load_n(&ep->connect_state, __ATOMIC_ACQUIRE) != XRMA_SCIF_CONNECT_IDLE)
+		return connect_finish(ep, connect_nonblocking(ep, dst));
+	if (!dst || state == XRMA_CONN_LISTENING || dst->port == 0)
+		ret = -XRMA_EINVAL;
+	else if (state_connected(state))
+		ret = -XRMA_EISCONN;
+	/* An unbound endpoint gets a port outside the reserved range, as scif_bind(epd, 0). */
+	else if (state == XRMA_CONN_UNBOUND)
+		ret = bind_any(ep->conn, &port);
+	if (!ret && fl >= 0 && (fl & O_NONBLOCK))
+		return connect_finish(ep, connect_nonblocking(ep, dst));
+	if (!ret) {
+		ret = xrma_conn_connect(ep->conn, dst->node, dst->port, XRMA_TIMEOUT_INFINITE);
+		if (ret == -XRMA_EINVAL || ret == -XRMA_EHOSTUNREACH)
+			ret = -XRMA_ENODEV;
+	}
+	if (!ret)
+		ret = scif_handshake(ep);
+	xrma_scif_ep_put(ep);
+	return ret ? xrma_scif_fail(ret) : 0;
+}
+
+int scif_accept(scif_epd_t epd, struct scif_portID *peer, scif_epd_t *newepd, int flags)
+{
+	struct xrma_scif_ep *ep, *child;
+	struct xrma_conn *conn;
+	enum xrma_conn_state state;
+	int ret;
+
+	if (flags & ~SCIF_ACCEPT_SYNC || !peer || !newepd) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = ep_state(epd, &ep, &state);
+	if (ret)
+		return xrma_scif_fail(ret);
+	ret = state != XRMA_CONN_LISTENING ? -XRMA_EINVAL : 0;
+	if (!ret)
+		ret = xrma_conn_accept(ep->conn, flags & SCIF_ACCEPT_SYNC ? XRMA_TIMEOUT_INFINITE : 0,
+				       &conn);
+	xrma_scif_ep_put(ep);
+	if (ret)
+		return xrma_scif_fail(ret);
+	child = xrma_scif_ep_new(conn);
+	if (!child) {
+		xrma_conn_close(conn);
+		return xrma_scif_fail(-XRMA_ENOMEM);
+	}
+	ret = scif_handshake(child);
+	if (!ret)
+		ret = xrma_scif_ep_insert(child);
+	if (ret) {
+		pthread_mutex_lock(&child->lock);
+		if (child->connected)
+			xrma_scif_ras_teardown(child);
+		pthread_mutex_unlock(&child->lock);
+		xrma_conn_close(conn);
+		xrma_scif_ep_put(child);
+		return xrma_scif_fail(ret);
+	}
+	peer->node = (uint16_t)child->peer_node;
+	peer->port = (uint16_t)child->peer_port;
+	*newepd = child->fd;
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * personalities/scif/scif_fence.c: RMA synchronisation (§3.8). INIT_SELF marks
+ * are core fence marks on the endpoint's DMA queue. INIT_PEER marks are the
+ * peer's RMA count read from its table; they complete when the peer's table
+ * says every RMA up to the count completed. A mark is an int: 30 bits of the
+ * count and one bit for PEER; waits rebuild the full count from the current one.
+ * fence_signal writes its values through the core once the marked set is done.
+ */
+#include <errno.h>
+#include "personalities/scif/scif_internal.h"
+
+#define MARK_PEER ((uint64_t)1 << 30)
+#define MARK_COUNT (MARK_PEER - 1)
+#define SIGNAL_FLAGS (SCIF_SIGNAL_LOCAL | SCIF_SIGNAL_REMOTE)
+#define INIT_FLAGS (SCIF_FENCE_INIT_SELF | SCIF_FENCE_INIT_PEER)
+
+/* The full count whose low bits are low, at or below the current count now. */
+static uint64_t mark_count(uint64_t now, uint64_t low)
+{
+	return now - ((now - low) & MARK_COUNT);
+}
+
+static int fence_now(struct xrma_scif_ep *ep, bool peer, uint64_t *count)
+{
+	if (peer)
+		return xrma_scif_peer_posted(ep, count);
+	return xrma_fence_mark(ep->dmaq, count);
+}
+
+int scif_fence_mark(scif_epd_t epd, int flags, int *mark)
+{
+	struct xrma_scif_ep *ep;
+	uint64_t count;
+	int ret;
+
+	if (!mark || (flags != SCIF_FENCE_INIT_SELF && flags != SCIF_FENCE_INIT_PEER)) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* Entering lets go of the peer's windows it unregistered, so their ranges free up. */
+	ret = xrma_scif_ep_enter(epd, &ep);
+	if (ret)
+		return xrma_scif_fail(ret);
+	ret = fence_now(ep, flags == SCIF_FENCE_INIT_PEER, &count);
+	xrma_scif_ep_leave(ep);
+	if (ret)
+		return xrma_scif_fail(ret);
+	*mark = (int)((count & MARK_COUNT) | (flags == SCIF_FENCE_INIT_PEER ? MARK_PEER : 0));
+	return 0;
+}
+
+int scif_fence_wait(scif_epd_t epd, int mark)
+{
+	bool peer = (uint64_t)mark & MARK_PEER;
+	struct xrma_scif_ep *ep;
+	struct xrma_dmaq *dmaq = NULL;
+	uint64_t now, target = 0;
+	int ret;
+
+	if (mark < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	ret = xrma_scif_ep_enter(epd, &ep);
+	if (ret)
+		return xrma_scif_fail(ret);
+	ret = fence_now(ep, peer, &now);
+	if (!ret) {
+		target = mark_count(now, (uint64_t)mark & MARK_COUNT);
+		if (peer)
+			ret = xrma_scif_peer_wait(ep, target);
+		else
+			dmaq = ep->dmaq;
+	}
+	pthread_mutex_unlock(&ep->lock);
+	/* A close meanwhile closes the queue: the wait then fails with a bad handle. */
+	if (!ret && dmaq)
+		ret = xrma_fence_wait(dmaq, target, XRMA_TIMEOUT_INFINITE);
+	xrma_scif_retired_sweep();
+	xrma_scif_ep_put(ep);
+	return ret ? xrma_scif_fail(ret) : 0;
+}
+
+static int signal_checks(off_t loff, off_t roff, int flags)
+{
+	int init = flags & INIT_FLAGS;
+
+	if ((flags & ~(INIT_FLAGS | SIGNAL_FLAGS)) || !(flags & SIGNAL_FLAGS) ||
+	    (init != SCIF_FENCE_INIT_SELF && init != SCIF_FENCE_INIT_PEER) ||
+	    ((flags & SCIF_SIGNAL_LOCAL) && loff % 4) || ((flags & SCIF_SIGNAL_REMOTE) && roff % 4))
+		return -XRMA_EINVAL;
+	if (((flags & SCIF_SIGNAL_LOCAL) && loff < 0) || ((flags & SCIF_SIGNAL_REMOTE) && roff < 0))
+		return -XRMA_ENXIO;
+	return 0;
+}
+
+static int signal_targets(struct xrma_scif_ep *ep, off_t loff, off_t roff, int flags,
+			  struct xrma_seg **lseg, size_t *lo, struct xrma_rseg **rseg, size_t *ro)
+{
+	struct xrma_scif_piece piece;
+	size_t count;
+	int ret;
+
+	if (flags & SCIF_SIGNAL_LOCAL) {
+		const struct xrma_scif_window *w = xrma_scif_window_find(ep, (uint64_t)loff, 8);
+
+		if (!w)
+			return -XRMA_ENXIO;
+		*lseg = w->seg;
+		*lo = w->seg_offset + (size_t)((uint64_t)loff - w->offset);
+	}
+	if (flags & SCIF_SIGNAL_REMOTE) {
+		ret = xrma_scif_peer_lookup(ep, (uint64_t)roff, 8, 0, &piece, 1, &count);
+		if (ret == -XRMA_ENOSPC)   /* the 8 bytes straddle two windows */
+			ret = -XRMA_ENXIO;
+		if (!ret)
+			ret = xrma_scif_import(ep, piece.seg_id, rseg);
+		if (ret)
+			return ret;
+		*ro = piece.seg_offset;
+	}
+	return 0;
+}
+
+int scif_fence_signal(scif_epd_t epd, off_t loff, uint64_t lval, off_t roff, uint64_t rval, int flags)
+{
+	struct xrma_scif_ep *ep;
+	struct xrma_seg *lseg = NULL;
+	struct xrma_rseg *rseg = NULL;
+	size_t lo = 0, ro = 0;
+	uint64_t target;
+	int ret;
+
+	ret = signal_checks(loff, roff, flags);
+	if (ret)
+		return xrma_scif_fail(ret);
+	ret = xrma_scif_ep_enter(epd, &ep);
+	if (ret)
+		return xrma_scif_fail(ret);
+	ret = signal_targets(ep, loff, roff, flags, &lseg, &lo, &rseg, &ro);
+	/*
+	 * The peer's set completes on the peer's engine with no word to us, so a
+	 * PEER signal waits for it here, then writes (docs/scif.md).
+	 */
+	if (!ret && (flags & SCIF_FENCE_INIT_PEER)) {
+		ret = fence_now(ep, true, &target);
+		if (!ret)
+			ret = xrma_scif_peer_wait(ep, target);
+	}
+	if (!ret)
+		ret = xrma_fence_signal(ep->dmaq, lseg, lo, lval, rseg, ro, rval, 0);
+	xrma_scif_ep_leave(ep);
+	return ret ? xrma_scif_fail(ret) : 0;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * personalities/scif/scif_msg.c: the messaging layer (§3.4) and readiness
+ * (§3.12): scif_send and scif_recv on the core's ordered byte stream, with
+ * partial non-blocking transfers, and scif_poll over the endpoints' state.
+ * The endpoint descriptor is the core connection's eventfd, readable while data
+ * or a connection request waits or the peer has gone (docs/scif.md).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <time.h>
+#include "personalities/scif/scif_internal.h"
+
+/* State errors of the stream calls: never connected, or the peer left. */
+static int msg_state_error(struct xrma_scif_ep *ep)
+{
+	enum xrma_conn_state state;
+	int ret = xrma_conn_state(ep->conn, &state);
+
+	if (ret)
+		return ret;
+	if (state == XRMA_CONN_DISCONNECTED)
+		return -XRMA_ECONNRESET;
+	return state == XRMA_CONN_CONNECTED ? 0 : -XRMA_ENOTCONN;
+}
+
+static int msg_transfer(scif_epd_t epd, void *msg, int len, int flags, bool send)
+{
+	uint32_t core_flags = flags ? XRMA_CONN_BLOCK : 0;
+	struct xrma_scif_ep *ep;
+	ssize_t n;
+	int ret;
+
+	if (len < 0 || (flags & ~SCIF_SEND_BLOCK) || (len > 0 && !msg)) {
+		errno = len > 0 && !msg ? EFAULT : EINVAL;
+		return -1;
+	}
+	ret = xrma_scif_ep_get(epd, &ep);
+	if (ret)
+		return xrma_scif_fail(ret);
+	ret = msg_state_error(ep);
+	/* After the peer left, queued bytes still drain (§3.10.1). */
+	if (ret == -XRMA_ECONNRESET && !send)
+		ret = 0;
+	if (ret || len == 0) {
+		xrma_scif_ep_put(ep);
+		return ret ? xrma_scif_fail(ret) : 0;
+	}
+	if (send)
+		n = xrma_conn_send(ep->conn, msg, (size_t)len, core_flags, XRMA_TIMEOUT_INFINITE);
+	else
+		n = xrma_conn_recv(ep->conn, msg, (size_t)len, core_flags, XRMA_TIMEOUT_INFINITE);
+	xrma_scif_ep_put(ep);
+	/* A non-blocking call that moves nothing reports 0 bytes (§3.4). */
+	if (n == -XRMA_EAGAIN)
+		return 0;
+	return n < 0 ? xrma_scif_fail((int)n) : (int)n;
+}
+
+int scif_send(scif_epd_t epd, void *msg, int len, int flags)
+{
+	return msg_transfer(epd, msg, len, flags, true);
+}
+
+int scif_recv(scif_epd_t epd, void *msg, int len, int flags)
+{
+	return msg_transfer(epd, msg, len, flags, false);
+}
+
+/* One pass over the set: fills revents, returns how many are non-zero. */
+static int poll_once(struct scif_pollepd *epds, unsigned int nepds, bool *want_out)
+{
+	int ready = 0;
+
+	*want_out = false;
+	for (unsigned int i = 0; i < nepds; i++) {
+		struct xrma_scif_ep *ep;
+		uint32_t core = 0;
+		short revents = 0;
+
+		if (xrma_scif_ep_get(epds[i].epd, &ep) || xrma_conn_poll(ep->conn, &core)) {
+			if (ep)
+				xrma_scif_ep_put(ep);
+			revents = SCIF_POLLNVAL;
+		} else {
+			int connect = __atomic_load_n(&ep->connect_state, __ATOMIC_ACQUIRE);
+
+			/* A non-blocking connect is writable once done, in error if it failed. */
+			if (connect == XRMA_SCIF_CONNECT_RUNNING)
+				core &= ~XRMA_POLLOUT;
+			else if (connect == XRMA_SCIF_CONNECT_DONE)
+				core |= XRMA_POLLOUT |
+					(__atomic_load_n(&ep->connect_result, __ATOMIC_RELAXED) ? XRMA_POLLERR : 0);
+			xrma_scif_ep_put(ep);
+			if (core & XRMA_POLLIN)
+				revents |= SCIF_POLLIN;
+			if (core & XRMA_POLLOUT)
+				revents |= SCIF_POLLOUT;
+			if (core & XRMA_POLLHUP)
+				revents |= SCIF_POLLHUP;
+			if (core & XRMA_POLLERR)
+				revents |= SCIF_POLLERR;
+			revents &= (short)(epds[i].events | SCIF_POLLHUP | SCIF_POLLERR);
+			/* The descriptor only wakes on input and hang-up; output is re-checked. */
+			if (!revents && (epds[i].events & SCIF_POLLOUT))
+				*want_out = true;
+		}
+		epds[i].revents = revents;
+		ready += revents != 0;
+	}
+	return ready;
+}
+
+static long elapsed_ms(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)((now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000);
+}
+
+/* Wait on every endpoint's descriptor for input; POLLOUT waiters re-check each millisecond. */
+int scif_poll(struct scif_pollepd *epds, unsigned int nepds, long timeout)
+{
+	struct pollfd stack[16], *fds = stack;
+	struct timespec start;
+	int ready;
+	bool want_out;
+
+	if (nepds && !epds) {
+		errno = EFAULT;
+		return -1;
+	}
+	if (nepds > 65536) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (nepds > sizeof(stack) / sizeof(stack[0])) {
+		fds = calloc(nepds, sizeof(*fds));
+		if (!fds) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	for (unsigned int i = 0; i < nepds; i++)
+		fds[i] = (struct pollfd){ .fd = epds[i].epd, .events = POLLIN };
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		long left = timeout < 0 ? -1 : timeout - elapsed_ms(&start);
+		int wait_ms;
+
+		ready = poll_once(epds, nepds, &want_out);
+		if (ready || (timeout >= 0 && left <= 0))
+			break;
+		wait_ms = left < 0 || left > INT32_MAX ? -1 : (int)left;
+		if (want_out && (wait_ms < 0 || wait_ms > 1))
+			wait_ms = 1;
+		if (poll(fds, nepds, wait_ms) < 0 && errno == EINTR) {
+			ready = -1;
+			break;
+		}
+	}
+	if (fds != stack)
+		free(fds);
+	return ready;
+}

@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tests/conformance/scif/test_scif_ep.c: endpoints and connections (§3.1-3.3,
+ * §3.10, §3.12): open/close, bind and the port rules, listen, connect (refused,
+ * bad node, twice), accept (blocking, non-blocking, flags), descriptors that
+ * poll/select/epoll accept, scif_poll, scif_get_nodeIDs, bad descriptors, and
+ * non-blocking connect (O_NONBLOCK, EINPROGRESS, SCIF_POLLOUT).
+ */
+#include "tests/conformance/scif/scif_test.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include "tests/helpers/fixture.h"
+
+static void test_scif_open_close_returns_distinct_fds(void **state)
+{
+	scif_epd_t a, b;
+
+	(void)state;
+	a = scif_open();
+	b = scif_open();
+	assert_true(a >= 0 && b >= 0);
+	assert_int_not_equal(a, b);
+	assert_int_equal(scif_get_fd(a), a);
+	assert_scif_ok(scif_close(a));
+	assert_scif_ok(scif_close(b));
+	/* Closed: the descriptor is no endpoint any more. */
+	assert_scif_errno(scif_close(a), EBADF);
+}
+
+static void test_scif_bad_descriptor_fails_ebadf_everywhere(void **state)
+{
+	struct scif_portID dst = { .node = 0, .port = 2000 }, peer;
+	scif_epd_t newepd;
+	char buf[8];
+	int mark;
+
+	(void)state;
+	assert_scif_errno(scif_close(-1), EBADF);
+	assert_scif_errno(scif_bind(12345, 0), EBADF);
+	assert_scif_errno(scif_listen(STDIN_FILENO, 1), EBADF);
+	assert_scif_errno(scif_connect(-5, &dst), EBADF);
+	assert_scif_errno(scif_accept(-5, &peer, &newepd, 0), EBADF);
+	assert_scif_errno(scif_send(-5, buf, 8, 0), EBADF);
+	assert_scif_errno(scif_recv(-5, buf, 8, 0), EBADF);
+	assert_scif_errno(scif_register(-5, buf, 4096, 0, SCIF_PROT_READ, 0), EINVAL);
+	assert_scif_errno(scif_unregister(-5, 0, 4096), EBADF);
+	assert_scif_errno(scif_writeto(-5, 0, 8, 0, 0), EBADF);
+	assert_scif_errno(scif_readfrom(-5, 0, 8, 0, 0), EBADF);
+	assert_scif_errno(scif_vwriteto(-5, buf, 8, 0, 0), EBADF);
+	assert_scif_errno(scif_vreadfrom(-5, buf, 8, 0, 0), EBADF);
+	assert_scif_errno(scif_fence_mark(-5, SCIF_FENCE_INIT_SELF, &mark), EBADF);
+	assert_scif_errno(scif_fence_wait(-5, 0), EBADF);
+	assert_scif_errno(scif_fence_signal(-5, 0, 1, 0, 1, SCIF_FENCE_INIT_SELF | SCIF_SIGNAL_LOCAL),
+			  EBADF);
+	assert_true(scif_mmap(NULL, 4096, SCIF_PROT_READ, 0, -5, 0) == SCIF_MMAP_FAILED);
+	assert_int_equal(errno, EBADF);
+}
+
+static void test_scif_bind_any_port_is_above_reserved(void **state)
+{
+	scif_epd_t a = scif_open(), b = scif_open();
+	int pa, pb;
+
+	(void)state;
+	pa = scif_bind(a, 0);
+	pb = scif_bind(b, SCIF_PORT_ANY);
+	assert_true(pa >= SCIF_PORT_RSVD && pb >= SCIF_PORT_RSVD);
+	assert_int_not_equal(pa, pb);
+	assert_scif_ok(scif_close(a));
+	assert_scif_ok(scif_close(b));
+}
+
+static void test_scif_bind_taken_port_fails_eaddrinuse(void **state)
+{
+	scif_epd_t a = scif_open(), b = scif_open();
+	int port;
+
+	(void)state;
+	port = scif_bind(a, 0);
+	assert_true(port > 0);
+	assert_scif_errno(scif_bind(b, (uint16_t)port), EADDRINUSE);
+	/* b is unchanged and can bind elsewhere. */
+	assert_true(scif_bind(b, 0) > 0);
+	assert_scif_ok(scif_close(a));
+	assert_scif_ok(scif_close(b));
+}
+
+static void test_scif_bind_port_returns_after_close(void **state)
+{
+	scif_epd_t a = scif_open(), b;
+	int port;
+
+	(void)state;
+	port = scif_bind(a, 0);
+	assert_scif_ok(scif_close(a));
+	b = scif_open();
+	assert_int_equal(scif_bind(b, (uint16_t)port), port);
+	assert_scif_ok(scif_close(b));
+}
+
+static void test_scif_bind_twice_fails_einval(void **state)
+{
+	scif_epd_t a = scif_open();
+
+	(void)state;
+	assert_true(scif_bind(a, 0) > 0);
+	assert_scif_errno(scif_bind(a, 0), EINVAL);
+	assert_scif_ok(scif_close(a));
+}
+
+static void test_scif_bind_admin_port_needs_privilege(void **state)
+{
+	scif_epd_t a = scif_open();
+
+	(void)state;
+	if (geteuid() == 0) {
+		assert_int_equal(scif_bind(a, 500), 500);
+	} else {
+		assert_scif_errno(scif_bind(a, 500), EACCES);
+		assert_scif_errno(scif_bind(a, SCIF_COI_PORT_0), EACCES);
+		/* Above the admin range a fixed port is fine, reserved for services or not. */
+		assert_true(scif_bind(a, 0) > 0);
+	}
+	assert_scif_ok(scif_close(a));
+}
+
+static void test_scif_listen_unbound_fails_einval(void **state)
+{
+	scif_epd_t a = scif_open();
+
+	(void)state;
+	assert_scif_errno(scif_listen(a, 1), EINVAL);
+	assert_true(scif_bind(a, 0) > 0);
+	assert_scif_errno(scif_listen(a, -1), EINVAL);
+	assert_scif_ok(scif_listen(a, 0));
+	assert_scif_ok(scif_close(a));
+}
+
+static void test_scif_connect_no_listener_fails_econnrefused(void **state)
+{
+	scif_epd_t a = scif_open(), b = scif_open();
+	struct scif_portID dst = { .node = scif_test_self() };
+	int port;
+
+	(void)state;
+	port = scif_bind(a, 0);   /* bound, not listening */
+	dst.port = (uint16_t)port;
+	assert_scif_errno(scif_connect(b, &dst), ECONNREFUSED);
+	dst.port = (uint16_t)(port + 1 == 65536 ? port - 1 : port + 1);
+	assert_scif_errno(scif_connect(b, &dst), ECONNREFUSED);
+	assert_scif_ok(scif_close(a));
+	assert_scif_ok(scif_close(b));
+}
+
+static void test_scif_connect_bad_arguments(void **state)
+{
+	scif_epd_t a = scif_open();
+	struct scif_portID dst = { .node = 4000, .port = 3000 };
+
+	(void)state;
+	assert_scif_errno(scif_connect(a, NULL), EINVAL);
+	assert_scif_errno(scif_connect(a, &dst), ENODEV);
+	assert_scif_ok(scif_close(a));
+}
+
+static void test_scif_connect_listening_endpoint_fails_einval(void **state)
+{
+	struct scif_test_pair p;
+	struct scif_portID dst;
+
+	(void)state;
+	scif_test_pair_open(&p);
+	dst.node = scif_test_self();
+	dst.port = p.port;
+	assert_scif_errno(scif_connect(p.listener, &dst), EINVAL);
+	assert_scif_errno(scif_connect(p.client, &dst), EISCONN);
+	assert_scif_errno(scif_listen(p.client, 1), EISCONN);
+	assert_scif_errno(scif_bind(p.client, 0), EISCONN);
+	scif_test_pair_close(&p);
+}
+
+static void test_scif_accept_reports_peer_and_same_port(void **state)
+{
+	struct scif_test_pair p;
+
+	(void)state;
+	scif_test_pair_open(&p);
+	assert_int_equal(p.server_peer.node, scif_test_self());
+	assert_true(p.server_peer.port >= SCIF_PORT_RSVD);   /* the client's automatic port */
+	assert_int_not_equal(p.server_peer.port, p.port);
+	scif_test_pair_close(&p);
+}
+
+static void test_scif_accept_nonblocking_without_request_fails_eagain(void **state)
+{
+	scif_epd_t l = scif_open(), n;
+	struct scif_portID peer;
+
+	(void)state;
+	assert_true(scif_bind(l, 0) > 0);
+	assert_scif_errno(scif_accept(l, &peer, &n, 0), EINVAL);   /* not listening yet */
+	assert_scif_ok(scif_listen(l, 2));
+	assert_scif_errno(scif_accept(l, &peer, &n, 0), EAGAIN);
+	assert_scif_errno(scif_accept(l, &peer, &n, 2), EINVAL);
+	assert_scif_errno(scif_accept(l, NULL, &n, 0), EINVAL);
+	assert_scif_errno(scif_accept(l, &peer, NULL, 0), EINVAL);
+	assert_scif_ok(scif_close(l));
+}
+
+static void test_scif_listener_accepts_many_connections(void **state)
+{
+	struct scif_test_pair p;
+	struct scif_test_connector c;
+	struct scif_pollepd pe;
+	struct scif_portID peer;
+	scif_epd_t s2;
+
+	(void)state;
+	scif_test_pair_open(&p);
+	scif_test_connect_start(&c, scif_test_self(), p.port);
+	/* The request shows as input on the listener. */
+	pe = (struct scif_pollepd){ .epd = p.listener, .events = SCIF_POLLIN };
+	assert_int_equal(scif_poll(&pe, 1, SCIF_TEST_TIMEOUT_MS), 1);
+	assert_true(pe.revents & SCIF_POLLIN);
+	assert_scif_ok(scif_accept(p.listener, &peer, &s2, 0));
+	assert_scif_ok(scif_test_connect_finish(&c));
+	assert_int_equal(peer.node, scif_test_self());
+	assert_int_not_equal(s2, p.server);
+	assert_scif_ok(scif_close(s2));
+	assert_scif_ok(scif_close(c.epd));
+	scif_test_pair_close(&p);
+}
+
+static void test_scif_descriptor_works_with_poll_select_epoll(void **state)
+{
+	struct scif_test_pair p;
+	struct pollfd pfd;
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	fd_set set;
+	struct timeval tv = { 0, 0 };
+	int ep;
+	char c = 'x';
+
+	(void)state;
+	scif_test_pair_open(&p);
+	pfd = (struct pollfd){ .fd = scif_get_fd(p.server), .events = POLLIN };
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	ep = epoll_create1(0);
+	assert_true(ep >= 0);
+	ev.data.fd = p.server;
+	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, scif_get_fd(p.server), &ev), 0);
+	assert_int_equal(epoll_wait(ep, &out, 1, 0), 0);
+
+	assert_int_equal(scif_send(p.client, &c, 1, SCIF_SEND_BLOCK), 1);
+	assert_int_equal(poll(&pfd, 1, SCIF_TEST_TIMEOUT_MS), 1);
+	assert_true(pfd.revents & POLLIN);
+	FD_ZERO(&set);
+	FD_SET(scif_get_fd(p.server), &set);
+	assert_int_equal(select(scif_get_fd(p.server) + 1, &set, NULL, NULL, &tv), 1);
+	assert_int_equal(epoll_wait(ep, &out, 1, SCIF_TEST_TIMEOUT_MS), 1);
+	assert_int_equal(out.data.fd, p.server);
+
+	c = 0;
+	assert_int_equal(scif_recv(p.server, &c, 1, SCIF_RECV_BLOCK), 1);
+	assert_int_equal(c, 'x');
+	/* Drained: not readable any more. */
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	close(ep);
+	scif_test_pair_close(&p);
+}
+
+static void test_scif_poll_reports_in_out_hup_and_nval(void **state)
+{
+	struct scif_test_pair p;
+	struct scif_pollepd pe[3];
+	char c = 1;
+
+	(void)state;
+	scif_test_pair_open(&p);
+	pe[0] = (struct scif_pollepd){ .epd = p.server, .events = SCIF_POLLIN | SCIF_POLLOUT };
+	pe[1] = (struct scif_pollepd){ .epd = 99999, .events = SCIF_POLLIN };
+	pe[2] = (struct scif_pollepd){ .epd = p.client, .events = SCIF_POLLIN };
+	assert_int_equal(scif_poll(pe, 3, 0), 2);
+	assert_int_equal(pe[0].revents, SCIF_POLLOUT);
+	assert_int_equal(pe[1].revents, SCIF_POLLNVAL);
+	assert_int_equal(pe[2].revents, 0);
+
+	/* Timeout with nothing ready. */
+	assert_int_equal(scif_poll(&pe[2], 1, 20), 0);
+	assert_int_equal(scif_send(p.server, &c, 1, 0), 1);
+	assert_int_equal(scif_poll(&pe[2], 1, SCIF_TEST_TIMEOUT_MS), 1);
+	assert_int_equal(pe[2].revents, SCIF_POLLIN);
+
+	assert_scif_ok(scif_close(p.server));
+	p.server = -1;
+	pe[2].events = 0;
+	assert_int_equal(scif_poll(&pe[2], 1, SCIF_TEST_TIMEOUT_MS), 1);
+	assert_true(pe[2].revents & SCIF_POLLHUP);
+	assert_scif_errno(scif_poll(NULL, 1, 0), EFAULT);
+	assert_int_equal(scif_poll(NULL, 0, 0), 0);
+	scif_test_pair_close(&p);
+}
+
+static void test_scif_get_nodeIDs_lists_self(void **state)
+{
+	uint16_t nodes[32], self = 0xffff, one;
+	int n;
+
+	(void)state;
+	n = scif_get_nodeIDs(nodes, 32, &self);
+	assert_true(n >= 1);
+	assert_int_equal(self, 0);   /* this process is the host */
+	bool found = false;
+	for (int i = 0; i < n && i < 32; i++)
+		found |= nodes[i] == self;
+	assert_true(found);
+	/* Truncated: the total still comes back. */
+	assert_int_equal(scif_get_nodeIDs(&one, 1, &self), n);
+	assert_int_equal(scif_get_nodeIDs(NULL, 0, &self), n);
+	assert_scif_errno(scif_get_nodeIDs(nodes, 32, NULL), EFAULT);
+	assert_scif_errno(scif_get_nodeIDs(NULL, 4, &self), EFAULT);
+}
+
+static void test_scif_close_listener_leaves_connections(void **state)
+{
+	struct scif_test_pair p;
+	char c = 7;
+
+	(void)state;
+	scif_test_pair_open(&p);
+	assert_scif_ok(scif_close(p.listener));
+	assert_int_equal(scif_send(p.client, &c, 1, SCIF_SEND_BLOCK), 1);
+	c = 0;
+	assert_int_equal(scif_recv(p.server, &c, 1, SCIF_RECV_BLOCK), 1);
+	assert_int_equal(c, 7);
+	assert_scif_ok(scif_close(p.client));
+	assert_scif_ok(scif_close(p.server));
+}
+
+static void *close_soon(void *arg)
+{
+	scif_epd_t epd = *(scif_epd_t *)arg;
+
+	scif_close(epd);
+	return NULL;
+}
+
+static void test_scif_close_wakes_blocked_accept(void **state)
+{
+	scif_epd_t l = scif_open(), n;
+	struct scif_portID peer;
+	pthread_t thread;
+
+	(void)state;
+	assert_true(scif_bind(l, 0) > 0);
+	assert_scif_ok(scif_listen(l, 1));
+	assert_int_equal(pthread_create(&thread, NULL, close_soon, &l), 0);
+	/* Either the close came first (EBADF) or it woke us. */
+	assert_int_equal(scif_accept(l, &peer, &n, SCIF_ACCEPT_SYNC), -1);
+	assert_true(errno == EBADF || errno == ECONNRESET || errno == EINVAL);
+	assert_int_equal(fixture_join(thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
+}
+
+static void test_scif_connect_nonblocking_completes_by_poll(void **state)
+{
+	scif_epd_t l = scif_open(), c = scif_open(), s;
+	struct scif_portID dst = { .node = scif_test_self() }, peer;
+	struct scif_pollepd pe = { .events = SCIF_POLLOUT };
+	char ch = 'n';
+	int port;
+
+	(void)state;
+	port = scif_bind(l, 0);
+	assert_scif_ok(scif_listen(l, 1));
+	dst.port = (uint16_t)port;
+	assert_int_equal(fcntl(scif_get_fd(c), F_SETFL, fcntl(scif_get_fd(c), F_GETFL) | O_NONBLOCK), 0);
+	assert_scif_errno(scif_connect(c, &dst), EINPROGRESS);
+	/* Not writable until accepted. */
+	pe.epd = c;
+	assert_int_equal(scif_poll(&pe, 1, 0), 0);
+	assert_scif_errno(scif_connect(c, &dst), EINPROGRESS);
+	assert_scif_ok(scif_accept(l, &peer, &s, SCIF_ACCEPT_SYNC));
+	assert_int_equal(scif_poll(&pe, 1, SCIF_TEST_TIMEOUT_MS), 1);
+	assert_int_equal(pe.revents, SCIF_POLLOUT);
+	/* The next call reports the outcome; the one after sees a connected endpoint. */
+	assert_scif_ok(scif_connect(c, &dst));
+	assert_scif_errno(scif_connect(c, &dst), EISCONN);
+	assert_int_equal(scif_send(c, &ch, 1, SCIF_SEND_BLOCK), 1);
+	ch = 0;
+	assert_int_equal(scif_recv(s, &ch, 1, SCIF_RECV_BLOCK), 1);
+	assert_int_equal(ch, 'n');
+	assert_scif_ok(scif_close(c));
+	assert_scif_ok(scif_close(s));
+	assert_scif_ok(scif_close(l));
+}
+
+static void test_scif_connect_nonblocking_refused(void **state)
+{
+	scif_epd_t a = scif_open(), c = scif_open();
+	struct scif_portID dst = { .node = scif_test_self() };
+	struct scif_pollepd pe = { .events = SCIF_POLLOUT };
+	int rc;
+
+	(void)state;
+	dst.port = (uint16_t)scif_bind(a, 0);   /* bound, nobody listens */
+	assert_int_equal(fcntl(c, F_SETFL, O_NONBLOCK), 0);
+	rc = scif_connect(c, &dst);
+	assert_int_equal(rc, -1);
+	assert_int_equal(errno, EINPROGRESS);
+	pe.epd = c;
+	assert_int_equal(scif_poll(&pe, 1, SCIF_TEST_TIMEOUT_MS), 1);
+	assert_true(pe.revents & SCIF_POLLERR);
+	assert_scif_errno(scif_connect(c, &dst), ECONNREFUSED);
+	assert_scif_ok(scif_close(c));
+	assert_scif_ok(scif_close(a));
+}
+
+static void test_scif_close_during_nonblocking_connect(void **state)
+{
+	scif_epd_t l = scif_open(), c = scif_open();
+	struct scif_portID dst = { .node = scif_test_self() };
+
+	(void)state;
+	dst.port = (uint16_t)scif_bind(l, 0);
+	assert_scif_ok(scif_listen(l, 1));
+	assert_int_equal(fcntl(c, F_SETFL, O_NONBLOCK), 0);
+	assert_scif_errno(scif_connect(c, &dst), EINPROGRESS);
+	/* Nobody accepts; closing both ends the attempt without a hang or a leak. */
+	assert_scif_ok(scif_close(c));
+	assert_scif_ok(scif_close(l));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scif_open_close_returns_distinct_fds),
+		cmocka_unit_test(test_scif_bad_descriptor_fails_ebadf_everywhere),
+		cmocka_unit_test(test_scif_bind_any_port_is_above_reserved),
+		cmocka_unit_test(test_scif_bind_taken_port_fails_eaddrinuse),
+		cmocka_unit_test(test_scif_bind_port_returns_after_close),
+		cmocka_unit_test(test_scif_bind_twice_fails_einval),
+		cmocka_unit_test(test_scif_bind_admin_port_needs_privilege),
+		cmocka_unit_test(test_scif_listen_unbound_fails_einval),
+		cmocka_unit_test(test_scif_connect_no_listener_fails_econnrefused),
+		cmocka_unit_test(test_scif_connect_bad_arguments),
+		cmocka_unit_test(test_scif_connect_listening_endpoint_fails_einval),
+		cmocka_unit_test(test_scif_accept_reports_peer_and_same_port),
+		cmocka_unit_test(test_scif_accept_nonblocking_without_request_fails_eagain),
+		cmocka_unit_test(test_scif_listener_accepts_many_connections),
+		cmocka_unit_test(test_scif_descriptor_works_with_poll_select_epoll),
+		cmocka_unit_test(test_scif_poll_reports_in_out_hup_and_nval),
+		cmocka_unit_test(test_scif_get_nodeIDs_lists_self),
+		cmocka_unit_test(test_scif_close_listener_leaves_connections),
+		cmocka_unit_test(test_scif_close_wakes_blocked_accept),
+		cmocka_unit_test(test_scif_connect_nonblocking_completes_by_poll),
+		cmocka_unit_test(test_scif_connect_nonblocking_refused),
+		cmocka_unit_test(test_scif_close_during_nonblocking_connect),
+	};
+
+	scif_test_env("scif-ep");
+	return cmocka_run_group_tests_name("scif_ep", tests, NULL, NULL);
+}
