@@ -281,13 +281,14 @@ static uint32_t name_hash(uint16_t ns, uint64_t id)
 /* Drop everything slot owns (under the directory lock, inside a write section). */
 static void slot_clear_locked(struct hostfab_dir *dir, int slot)
 {
+	/* Stores that lock-free readers may race with are atomic (readers load atomically). */
 	for (size_t i = 0; i < HOSTFAB_NAME_MAX; i++)
 		if (dir->names[i].used == 1 && dir->names[i].slot == slot)
-			dir->names[i].used = 2;
+			__atomic_store_n(&dir->names[i].used, 2, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < HOSTFAB_EXPORT_MAX; i++)
 		if (dir->exports[i].state != HOSTFAB_EXPORT_FREE && dir->exports[i].slot == slot)
-			dir->exports[i].state = HOSTFAB_EXPORT_FREE;
-	dir->slots[slot].state = HOSTFAB_SLOT_FREE;
+			__atomic_store_n(&dir->exports[i].state, HOSTFAB_EXPORT_FREE, __ATOMIC_RELEASE);
+	__atomic_store_n(&dir->slots[slot].state, HOSTFAB_SLOT_FREE, __ATOMIC_RELEASE);
 }
 
 int hostfab_dir_reclaim_locked(struct hostfab_ep *ep, struct hostfab_dirmap *map)
@@ -374,10 +375,10 @@ int hostfab_dir_join(struct hostfab_ep *ep)
 		dir->last_ep += 1;
 		if (dir->last_ep == 0)
 			dir->last_ep = 1;
-		dir->slots[slot].ep = dir->last_ep;
+		__atomic_store_n(&dir->slots[slot].ep, dir->last_ep, __ATOMIC_RELAXED);
 		dir->slots[slot].pid = ep->pid;
 		dir->slots[slot].uid = ep->uid;
-		dir->slots[slot].state = HOSTFAB_SLOT_LIVE;
+		__atomic_store_n(&dir->slots[slot].state, HOSTFAB_SLOT_LIVE, __ATOMIC_RELEASE);
 		hostfab_dir_write_end(dir);
 		ep->self.ep = dir->slots[slot].ep;
 		ep->slot = slot;
@@ -578,9 +579,9 @@ static int name_insert_locked(struct hostfab_dir *dir, uint16_t ns, uint64_t id,
 		hostfab_dir_write_begin(dir);
 		if (n->used == 0)
 			dir->names_used++;
-		n->id = id;
-		n->ns = ns;
-		n->slot = slot;
+		__atomic_store_n(&n->id, id, __ATOMIC_RELAXED);
+		__atomic_store_n(&n->ns, ns, __ATOMIC_RELAXED);
+		__atomic_store_n(&n->slot, slot, __ATOMIC_RELAXED);
 		__atomic_store_n(&n->used, 1, __ATOMIC_RELEASE);
 		hostfab_dir_write_end(dir);
 		return 0;
@@ -792,16 +793,20 @@ int hostfab_dir_export_add(struct hostfab_ep *ep, uint64_t len, uint32_t access,
 		}
 	}
 	hostfab_dir_write_begin(dir);
-	dir->exports[free_index] = (struct hostfab_dir_export){
-		.state = HOSTFAB_EXPORT_LIVE,
-		.slot = (uint16_t)ep->slot,
-		.window = window,
-		.gen = dir->next_gen++,
-		.win_offset = offset,
-		.win_len = need,
-		.len = len,
-		.access = access,
-	};
+	{
+		struct hostfab_dir_export *e = &dir->exports[free_index];
+
+		/* Field by field, the state last: importers read entries without the lock. */
+		__atomic_store_n(&e->slot, (uint16_t)ep->slot, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->window, window, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->gen, dir->next_gen++, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->win_offset, offset, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->win_len, need, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->len, len, __ATOMIC_RELAXED);
+		__atomic_store_n(&e->access, access, __ATOMIC_RELAXED);
+		atomic_store_explicit(&e->active, 0, memory_order_relaxed);
+		__atomic_store_n(&e->state, HOSTFAB_EXPORT_LIVE, __ATOMIC_RELEASE);
+	}
 	hostfab_dir_write_end(dir);
 	*index = (uint32_t)free_index;
 	*gen = dir->exports[free_index].gen;
@@ -856,7 +861,7 @@ void hostfab_dir_export_remove(struct hostfab_ep *ep, uint32_t index, uint64_t g
 	if (hostfab_dir_lock(ep, dir))
 		return;
 	hostfab_dir_write_begin(dir);
-	e->state = HOSTFAB_EXPORT_FREE;
+	__atomic_store_n(&e->state, HOSTFAB_EXPORT_FREE, __ATOMIC_RELEASE);
 	atomic_store_explicit(active, 0, memory_order_relaxed);
 	hostfab_dir_write_end(dir);
 	hostfab_dir_unlock(dir);
