@@ -28,6 +28,9 @@ enum xrma_config_key {
 	XRMA_CONFIG_NTB_DB_COUNT,      /* [ntb] db_count     / XRMA_NTB_DB_COUNT */
 	XRMA_CONFIG_NTB_SPAD_COUNT,    /* [ntb] spad_count   / XRMA_NTB_SPAD_COUNT */
 	XRMA_CONFIG_NTB_MAX_PEERS,     /* [ntb] max_peers    / XRMA_NTB_MAX_PEERS */
+	/* PXImc as a transport (providers/pximc) and the vendor library under it. */
+	XRMA_CONFIG_PXIMC_DISPATCHER,      /* [pximc] dispatcher      / XRMA_PXIMC_DISPATCHER */
+	XRMA_CONFIG_PXIMC_VENDOR_PROVIDER, /* [pximc] vendor_provider / XRMA_PXIMC_VENDOR_PROVIDER */
 	XRMA_CONFIG_KEY_COUNT
 };
 

@@ -12,6 +12,7 @@
 #include <xrma/errors.h>
 #include "providers/loopback/loopback.h"
 #include "providers/ntb/ntb.h"
+#include "providers/pximc/pximc.h"
 
 #define REGISTRY_MAX 16
 
@@ -24,8 +25,8 @@ static struct {
 	const struct xrma_provider *list[REGISTRY_MAX];
 } registry = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.count = 2,
-	.list = { &xrma_prov_ntb, &xrma_prov_loopback },
+	.count = 3,
+	.list = { &xrma_prov_ntb, &xrma_prov_loopback, &xrma_prov_pximc },
 };
 
 bool xrma_provider_ops_valid(const struct xrma_provider *prov)
