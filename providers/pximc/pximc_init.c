@@ -119,7 +119,16 @@ static int pxp_load_dispatcher(const char *name, struct pxp_api *api)
 	};
 	/* Kept loaded for the process's life: vendors it loaded may hold threads. */
 	void *dl = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	char beside[4096];
+	Dl_info self;
 
+	/* A bare name not on the search path: the Dispatcher installed beside libxrma. */
+	if (!dl && !strchr(name, '/') && dladdr((void *)pxp_load_dispatcher, &self) &&
+	    self.dli_fname && strrchr(self.dli_fname, '/')) {
+		snprintf(beside, sizeof(beside), "%.*s/%s",
+			 (int)(strrchr(self.dli_fname, '/') - self.dli_fname), self.dli_fname, name);
+		dl = dlopen(beside, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	}
 	if (!dl) {
 		pxp_detail("pximc: cannot load the PXImc Dispatcher '%s' (pximc.dispatcher): %s",
 			   name, dlerror());
