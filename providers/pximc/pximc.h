@@ -83,6 +83,7 @@ enum pxp_kind {
 	PXP_MSG_IMPORT_POSTED, /* posted with uid (or refused) */
 	PXP_MSG_IMPORT_READY,  /* paired and in place (or failed) */
 	PXP_MSG_UNIMPORT,      /* the importer closed its window of memory id */
+	PXP_MSG_UNIMPORT_DONE, /* the owner closed its side: the memory is free for others */
 };
 
 /* Small provider messages: one layout, fields used by kind. */
@@ -221,8 +222,10 @@ int pxp_control_start(struct pxp_prov *p);
 void pxp_control_stop(struct pxp_prov *p);
 /* Send one record to the peer (queued if the ring is full). Any thread. */
 int pxp_send(struct pxp_peer *peer, uint32_t kind, const void *data, size_t len);
-/* The ready peer of node, waiting up to wait_ms for it; NULL with *err otherwise. */
-struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, int *err);
+/* The ready peer of node and its endpoint (ep may be NULL), waiting up to wait_ms for it;
+ * NULL with *err otherwise. */
+struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, uint32_t *ep,
+			      int *err);
 /* A request to peer: open gives its id (msg.req), wait takes reply number n (1, 2) within
  * PXP_REPLY_MS, XRMA_ELOST if the peer went away; close forgets it. */
 struct pxp_req *pxp_req_open(struct pxp_peer *peer);

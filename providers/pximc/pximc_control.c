@@ -257,7 +257,8 @@ static struct pxp_peer *pxp_peer_find_locked(struct pxp_prov *p, uint32_t node)
 	return NULL;
 }
 
-struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, int *err)
+struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, uint32_t *ep,
+			      int *err)
 {
 	struct pxp_peer *peer;
 	struct timespec deadline;
@@ -275,6 +276,8 @@ struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, in
 			break;
 		}
 	}
+	if (peer && ep)
+		*ep = peer->addr.ep;
 	pthread_mutex_unlock(&p->lock);
 	if (!peer) {
 		pxp_detail("pximc: no PXImc interface leads to node %u (no pximc context there)", node);
@@ -340,6 +343,7 @@ static void pxp_dispatch(struct pxp_peer *peer, uint32_t kind, const unsigned ch
 	case PXP_MSG_LOOKUP_REPLY:
 	case PXP_MSG_IMPORT_POSTED:
 	case PXP_MSG_IMPORT_READY:
+	case PXP_MSG_UNIMPORT_DONE:
 		pxp_request_reply(p, &msg);
 		break;
 	default:
@@ -732,7 +736,7 @@ int pxp_node_probe(void *state, uint32_t node, int timeout_ms)
 	if (node == p->self.node)
 		return 0;
 	peer = pxp_peer_get(p, node, timeout_ms < 0 || timeout_ms > PXP_PEER_WAIT_MS ?
-				     PXP_PEER_WAIT_MS : timeout_ms, &err);
+				     PXP_PEER_WAIT_MS : timeout_ms, NULL, &err);
 	if (!peer)
 		return err;
 	pthread_mutex_lock(&p->lock);

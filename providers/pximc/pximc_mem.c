@@ -237,6 +237,8 @@ void pxp_mem_on_unimport(struct pxp_peer *peer, const struct pxp_msg *msg)
 	pthread_mutex_unlock(&p->lock);
 	if (s)
 		(void)p->api.closeWindow(s);
+	(void)pxp_send(peer, PXP_MSG_UNIMPORT_DONE, &(struct pxp_msg){ .req = msg->req },
+		       sizeof(struct pxp_msg));
 }
 
 void pxp_mem_on_peer_down(struct pxp_peer *peer)
@@ -368,8 +370,10 @@ int pxp_mem_import(void *state, const struct xrma_prov_addr *owner,
 	if (owner->node == p->self.node) {
 		ret = pxp_import_local(p, owner, &k, r);
 	} else {
-		r->peer = pxp_peer_get(p, owner->node, PXP_PEER_WAIT_MS, &ret);
-		if (r->peer && r->peer->addr.ep != owner->ep)
+		uint32_t ep = 0;
+
+		r->peer = pxp_peer_get(p, owner->node, PXP_PEER_WAIT_MS, &ep, &ret);
+		if (r->peer && ep != owner->ep)
 			ret = -XRMA_ELOST;
 		else if (r->peer)
 			ret = pxp_import_remote(p, &k, r);
@@ -390,6 +394,7 @@ void pxp_mem_unimport(void *state, struct xrma_prov_rmem *rmem)
 {
 	struct pxp_prov *p = state;
 	struct pxp_rmem *r = (struct pxp_rmem *)rmem, **pp;
+	struct pxp_req *req;
 	struct pxp_msg msg;
 
 	pthread_mutex_lock(&p->lock);
@@ -406,9 +411,13 @@ void pxp_mem_unimport(void *state, struct xrma_prov_rmem *rmem)
 	pthread_mutex_unlock(&p->lock);
 	if (r->peer) {
 		(void)p->api.closeWindow(r->session);
-		if (atomic_load(&r->peer->alive) == r->alive) {
-			msg = (struct pxp_msg){ .id = r->mem_id };
-			(void)pxp_send(r->peer, PXP_MSG_UNIMPORT, &msg, sizeof(msg));
+		/* Answered once the owner let go, so another node may import next. */
+		req = atomic_load(&r->peer->alive) == r->alive ? pxp_req_open(r->peer) : NULL;
+		if (req) {
+			msg = (struct pxp_msg){ .id = r->mem_id, .req = req->id };
+			if (!pxp_send(r->peer, PXP_MSG_UNIMPORT, &msg, sizeof(msg)))
+				(void)pxp_req_wait(req, 1, &msg);
+			pxp_req_close(req);
 		}
 	}
 	free(r);
