@@ -59,6 +59,12 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 	[XRMA_CONFIG_OFI_IFACE] = { "ofi.iface", "ofi", "iface", "XRMA_OFI_IFACE", "" },
 	[XRMA_CONFIG_OFI_LIVENESS_MS] = { "ofi.liveness_ms", "ofi", "liveness_ms",
 					  "XRMA_OFI_LIVENESS_MS", "3000" },
+	/* The Dispatcher the pximc provider loads (a soname or a path), and the provider xrma's
+	 * own PXImc vendor library runs on ("": xrma.provider, or ntb where that is pximc). */
+	[XRMA_CONFIG_PXIMC_DISPATCHER] = { "pximc.dispatcher", "pximc", "dispatcher",
+					   "XRMA_PXIMC_DISPATCHER", "libpximc.so.0" },
+	[XRMA_CONFIG_PXIMC_VENDOR_PROVIDER] = { "pximc.vendor_provider", "pximc", "vendor_provider",
+						"XRMA_PXIMC_VENDOR_PROVIDER", "" },
 };
 
 static void set_entry(struct xrma_config_entry *e, const char *value, const char *source)

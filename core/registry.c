@@ -13,6 +13,7 @@
 #include "providers/loopback/loopback.h"
 #include "providers/ntb/ntb.h"
 #include "providers/ofi/ofi.h"
+#include "providers/pximc/pximc.h"
 
 #define REGISTRY_MAX 16
 
@@ -25,8 +26,8 @@ static struct {
 	const struct xrma_provider *list[REGISTRY_MAX];
 } registry = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.count = 3,
-	.list = { &xrma_prov_ntb, &xrma_prov_loopback, &xrma_prov_ofi },
+	.count = 4,
+	.list = { &xrma_prov_ntb, &xrma_prov_loopback, &xrma_prov_ofi, &xrma_prov_pximc },
 };
 
 bool xrma_provider_ops_valid(const struct xrma_provider *prov)

@@ -7,6 +7,7 @@
  * share no hidden state).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -407,17 +408,46 @@ XRMA_PXIMC_EXPORT int xrma_pximc_node(struct xrma_pximc *px, uint32_t *node)
 	return 0;
 }
 
+/*
+ * The provider of the default instance: pximc.vendor_provider, else xrma.provider unless that
+ * is pximc (the pximc provider runs on this library: a system cannot carry itself), then ntb.
+ * "" leaves the choice to the core.
+ */
+static void xrma_pximc_default_provider(char *name, size_t len)
+{
+	struct xrma_config_entry e;
+	char provider[sizeof(e.value)] = "", vendor[sizeof(e.value)] = "";
+
+	for (int i = 0; xrma_config_get(i, &e) == 0; i++) {
+		if (!strcmp(e.key, "provider"))
+			snprintf(provider, sizeof(provider), "%s", e.value);
+		else if (!strcmp(e.key, "pximc.vendor_provider"))
+			snprintf(vendor, sizeof(vendor), "%s", e.value);
+	}
+	if (vendor[0])
+		snprintf(name, len, "%s", vendor);
+	else if (!strcmp(provider, "pximc"))
+		snprintf(name, len, "ntb");
+	else
+		name[0] = '\0';
+}
+
 /* The calling thread's instance; the default one is opened on first use. */
 struct xrma_pximc *xrma_pximc_current(tPXIMC_Status *status)
 {
 	struct xrma_pximc *px = xrma_pximc_bound;
+	struct xrma_ctx_attr attr = { .node_id = XRMA_NODE_ANY };
+	char provider[XRMA_NAME_MAX];
 	int ret = 0;
 
 	if (px)
 		return px;
 	pthread_mutex_lock(&xrma_pximc_default_lock);
-	if (!xrma_pximc_default)
-		ret = xrma_pximc_open(NULL, &xrma_pximc_default);
+	if (!xrma_pximc_default) {
+		xrma_pximc_default_provider(provider, sizeof(provider));
+		attr.provider = provider[0] ? provider : NULL;
+		ret = xrma_pximc_open(&attr, &xrma_pximc_default);
+	}
 	px = xrma_pximc_default;
 	pthread_mutex_unlock(&xrma_pximc_default_lock);
 	if (ret)

@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# providers/pximc/pximc_vs_ntb.sh: the SISCI PIO ping-pong (sisci_scipp) and DMA bandwidth
+# (sisci_dma_bench) run directly on ntb and on pximc (xrma's PXImc vendor library on ntb),
+# back to back in one run, and one table of the slowdown of pximc against ntb per size
+# (latency: pximc/ntb; bandwidth: ntb/pximc; 1.00 = equal). Medians and minima both, since
+# a shared machine makes medians noisy.
+#   providers/pximc/pximc_vs_ntb.sh [BUILDDIR] [extra benchmark options, e.g. -s 65536]
+set -e
+build=$(cd "${1:-.}" && pwd)
+[ $# -gt 0 ] && shift
+vendors=$(mktemp -d /tmp/pximc-bench-XXXXXX)
+out=$(mktemp -d /tmp/pximc-bench-out-XXXXXX)
+trap 'rm -rf "$vendors" "$out"' EXIT
+ln -s "$build/.libs/libpximc_xrma.so" "$vendors/libpximc_xrma.so"
+export PXIMC_VENDOR_PATH="$vendors"
+export XRMA_PXIMC_DISPATCHER="$build/.libs/libpximc.so.0"
+export XRMA_PXIMC_VENDOR_PROVIDER=ntb
+
+for bench in sisci_scipp sisci_dma_bench; do
+	for provider in ntb pximc; do
+		XRMA_PROVIDER=$provider "$build/examples/sisci/$bench" --csv "$@" \
+			> "$out/$bench.$provider.csv"
+	done
+done
+
+# Rows are "row,bytes,iters,median,min,...": each header line starts a new section.
+compare() {
+	awk -F, -v kind="$2" -v name="$1" '
+		FNR == 1 { file++ }
+		/^benchmark/ { section[file]++; next }
+		/^row/ { key = section[file] "," $2
+			 if (file == 1) { nmed[key] = $4; nmin[key] = $5; order[++n] = key }
+			 else { pmed[key] = $4; pmin[key] = $5 } }
+		END {
+			for (i = 1; i <= n; i++) {
+				k = order[i]; split(k, part, ",")
+				label = name (kind == "bw" ? (part[1] == 1 ? " write" : " read") : "")
+				if (!(k in pmed) || pmed[k] == 0 || nmed[k] == 0) continue
+				if (kind == "lat") { rmed = pmed[k] / nmed[k]; rmin = pmin[k] / nmin[k] }
+				else { rmed = nmed[k] / pmed[k]; rmin = nmin[k] / pmin[k] }
+				printf "%-22s %10s %12.4f %12.4f %7.3f %12.4f %12.4f %7.3f\n", label, part[2],
+				       nmed[k], pmed[k], rmed, nmin[k], pmin[k], rmin
+			}
+		}' "$out/$1.ntb.csv" "$out/$1.pximc.csv"
+}
+
+echo "# pximc (xrma PXImc vendor library on ntb) against ntb, $(nproc) cpus, $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "# latency rows: ns (slowdown pximc/ntb); bandwidth rows: GB/s (slowdown ntb/pximc)"
+printf "%-22s %10s %12s %12s %7s %12s %12s %7s\n" benchmark bytes ntb_median pximc_median \
+	slow ntb_min pximc_min slow_min
+compare sisci_scipp lat
+compare sisci_dma_bench bw
