@@ -57,6 +57,10 @@ bool xrma_provider_ops_valid(const struct xrma_provider *prov)
 		return false;
 	if (!!o->mem_bus_addr != !!(caps & XRMA_CAP_BUS_ADDR))
 		return false;
+	if (!!o->csr_read != !!(caps & XRMA_CAP_CSR) || !!o->csr_write != !!o->csr_read)
+		return false;
+	if (!!o->rmem_errors != !!(caps & XRMA_CAP_RSEG_ERRORS))
+		return false;
 	if (!prov->caps->page_size || (prov->caps->page_size & (prov->caps->page_size - 1)) ||
 	    !prov->caps->rma_offset_align || !prov->caps->rma_size_align || !prov->caps->ctrl_msg_max)
 		return false;
