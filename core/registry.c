@@ -14,6 +14,7 @@
 #include "providers/ntb/ntb.h"
 #include "providers/ofi/ofi.h"
 #include "providers/pximc/pximc.h"
+#include "providers/sci/sci.h"
 
 #define REGISTRY_MAX 16
 
@@ -26,8 +27,9 @@ static struct {
 	const struct xrma_provider *list[REGISTRY_MAX];
 } registry = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.count = 4,
-	.list = { &xrma_prov_ntb, &xrma_prov_loopback, &xrma_prov_ofi, &xrma_prov_pximc },
+	.count = 5,
+	.list = { &xrma_prov_ntb, &xrma_prov_loopback, &xrma_prov_ofi, &xrma_prov_pximc,
+		  &xrma_prov_sci },
 };
 
 bool xrma_provider_ops_valid(const struct xrma_provider *prov)
