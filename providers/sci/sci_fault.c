@@ -57,11 +57,11 @@ static int parse_count(const char *s, char **end, uint64_t *v)
 /* One fault_rate entry: RATE, NODE:RATE or SRC-DST:RATE. */
 static int parse_rule(const char *s, struct sci_fault_rule *rule)
 {
-	const char *colon = strchr(s, ':');
+	const char *colon = strchr(s, ':'), *comma = strchr(s, ',');
 	char *end;
 
 	rule->src = rule->dst = SCI_ANY_NODE;
-	if (colon) {
+	if (colon && (!comma || colon < comma)) {
 		if (parse_node(s, &end, &rule->dst))
 			return -XRMA_ECONFIG;
 		if (*end == '-') {
