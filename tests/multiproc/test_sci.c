@@ -12,6 +12,7 @@
 #include "tests/helpers/fixture.h"
 #include "tests/helpers/proc.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,22 @@ static int transfer(struct xrma_ctx *ctx, enum xrma_rma_op op, struct fixture_se
 	ret = xrma_dmaq_post(q, op, &iov, 1, r, offset, len, 0, XRMA_RMA_SYNC);
 	assert_rc(xrma_dmaq_close(q), 0);
 	return ret;
+}
+
+/* Wait until node's exports take want ATT entries (a closed segment is unexported
+ * when its last user lets go, which may be the service thread). */
+static void wait_att_used(struct xrma_ctx *ctx, uint32_t node, uint32_t want)
+{
+	uint64_t deadline = fixture_now_ms() + FIXTURE_TIMEOUT_MS;
+	uint32_t used = UINT32_MAX;
+
+	while (fixture_now_ms() < deadline) {
+		assert_rc(xrma_node_csr_read(ctx, node, CSR_ATT_USED, &used), 0);
+		if (used == want)
+			return;
+		sched_yield();
+	}
+	assert_int_equal(used, want);
 }
 
 static void test_sci_node_ids_are_multiples_of_four(void **state)
@@ -160,7 +177,9 @@ static void test_sci_att_limits_exports_and_imports(void **state)
 	assert_rc(xrma_rseg_open(b, 4, s1.id, RW, 0, FIXTURE_TIMEOUT_MS, &r1), 0);
 	assert_rc(xrma_rseg_open(b, 4, s2.id, RW, 0, FIXTURE_TIMEOUT_MS, &r2), 0);
 	assert_rc(xrma_rseg_close(r2), 0);
+	assert_int_equal(fixture_wait_importers(s2.seg, 0, FIXTURE_TIMEOUT_MS), 0);
 	assert_rc(fixture_seg_close(&s2), 0);
+	wait_att_used(b, 4, 3);
 	assert_rc(fixture_seg_make(a, 2 * 8192, XRMA_ACCESS_ALL, true, 0, &s2), XRMA_ENOSPC);
 	assert_rc(fixture_seg_make(a, 8192, XRMA_ACCESS_ALL, true, 0, &s2), 0);
 	assert_rc(xrma_rseg_open(b, 4, s2.id, RW, 0, FIXTURE_TIMEOUT_MS, &r2), 0);
