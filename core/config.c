@@ -65,6 +65,21 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 					   "XRMA_PXIMC_DISPATCHER", "libpximc.so.0" },
 	[XRMA_CONFIG_PXIMC_VENDOR_PROVIDER] = { "pximc.vendor_provider", "pximc", "vendor_provider",
 						"XRMA_PXIMC_VENDOR_PROVIDER", "" },
+	/* SCI: an ATT of 65536 pages of 4 KiB (256 MiB per node); no faults until asked. */
+	[XRMA_CONFIG_SCI_ATT_ENTRIES] = { "sci.att_entries", "sci", "att_entries",
+					  "XRMA_SCI_ATT_ENTRIES", "65536" },
+	[XRMA_CONFIG_SCI_ATT_PAGE_SIZE] = { "sci.att_page_size", "sci", "att_page_size",
+					    "XRMA_SCI_ATT_PAGE_SIZE", "4096" },
+	[XRMA_CONFIG_SCI_FAULT_SEED] = { "sci.fault_seed", "sci", "fault_seed", "XRMA_SCI_FAULT_SEED",
+					 "1" },
+	[XRMA_CONFIG_SCI_FAULT_RATE] = { "sci.fault_rate", "sci", "fault_rate", "XRMA_SCI_FAULT_RATE",
+					 "" },
+	[XRMA_CONFIG_SCI_FAULT_FATAL] = { "sci.fault_fatal", "sci", "fault_fatal",
+					  "XRMA_SCI_FAULT_FATAL", "0" },
+	[XRMA_CONFIG_SCI_FAULT_LINK] = { "sci.fault_link", "sci", "fault_link", "XRMA_SCI_FAULT_LINK",
+					 "" },
+	[XRMA_CONFIG_SCI_FAULT_LOST] = { "sci.fault_lost", "sci", "fault_lost", "XRMA_SCI_FAULT_LOST",
+					 "" },
 };
 
 static void set_entry(struct xrma_config_entry *e, const char *value, const char *source)

@@ -36,6 +36,14 @@ enum xrma_config_key {
 	/* PXImc as a transport (providers/pximc) and the vendor library under it. */
 	XRMA_CONFIG_PXIMC_DISPATCHER,      /* [pximc] dispatcher      / XRMA_PXIMC_DISPATCHER */
 	XRMA_CONFIG_PXIMC_VENDOR_PROVIDER, /* [pximc] vendor_provider / XRMA_PXIMC_VENDOR_PROVIDER */
+	/* SCI interconnect model (providers/sci): ATT and fault injection. */
+	XRMA_CONFIG_SCI_ATT_ENTRIES,       /* [sci] att_entries   / XRMA_SCI_ATT_ENTRIES */
+	XRMA_CONFIG_SCI_ATT_PAGE_SIZE,     /* [sci] att_page_size / XRMA_SCI_ATT_PAGE_SIZE */
+	XRMA_CONFIG_SCI_FAULT_SEED,        /* [sci] fault_seed    / XRMA_SCI_FAULT_SEED */
+	XRMA_CONFIG_SCI_FAULT_RATE,        /* [sci] fault_rate    / XRMA_SCI_FAULT_RATE */
+	XRMA_CONFIG_SCI_FAULT_FATAL,       /* [sci] fault_fatal   / XRMA_SCI_FAULT_FATAL */
+	XRMA_CONFIG_SCI_FAULT_LINK,        /* [sci] fault_link    / XRMA_SCI_FAULT_LINK */
+	XRMA_CONFIG_SCI_FAULT_LOST,        /* [sci] fault_lost    / XRMA_SCI_FAULT_LOST */
 	XRMA_CONFIG_KEY_COUNT
 };
 

@@ -74,3 +74,47 @@ int xrma_node_probe(struct xrma_ctx *handle, uint32_t node_id, int timeout_ms)
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
+
+/* The context, held, if it models CSR space and offset names a register. */
+static int csr_ctx(struct xrma_ctx *handle, uint32_t node_id, uint32_t offset,
+		   struct xrma_core_ctx **ctx)
+{
+	int ret = node_ctx(handle, node_id, ctx);
+
+	if (ret)
+		return ret;
+	if (!((*ctx)->caps.flags & XRMA_CAP_CSR))
+		ret = -XRMA_ENOTSUP;
+	else if (offset % sizeof(uint32_t))
+		ret = -XRMA_EALIGN_OFFSET;
+	if (ret)
+		xrma_handle_put(&(*ctx)->obj);
+	return ret;
+}
+
+int xrma_node_csr_read(struct xrma_ctx *handle, uint32_t node_id, uint32_t offset, uint32_t *value)
+{
+	struct xrma_core_ctx *ctx;
+	int ret;
+
+	if (!value)
+		return -XRMA_EINVAL;
+	ret = csr_ctx(handle, node_id, offset, &ctx);
+	if (ret)
+		return ret;
+	ret = XRMA_PROV_CALL(ctx, csr_read, node_id, offset, value);
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
+int xrma_node_csr_write(struct xrma_ctx *handle, uint32_t node_id, uint32_t offset, uint32_t value)
+{
+	struct xrma_core_ctx *ctx;
+	int ret = csr_ctx(handle, node_id, offset, &ctx);
+
+	if (ret)
+		return ret;
+	ret = XRMA_PROV_CALL(ctx, csr_write, node_id, offset, value);
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}

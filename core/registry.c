@@ -14,6 +14,7 @@
 #include "providers/ntb/ntb.h"
 #include "providers/ofi/ofi.h"
 #include "providers/pximc/pximc.h"
+#include "providers/sci/sci.h"
 
 #define REGISTRY_MAX 16
 
@@ -26,8 +27,9 @@ static struct {
 	const struct xrma_provider *list[REGISTRY_MAX];
 } registry = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.count = 4,
-	.list = { &xrma_prov_ntb, &xrma_prov_loopback, &xrma_prov_ofi, &xrma_prov_pximc },
+	.count = 5,
+	.list = { &xrma_prov_ntb, &xrma_prov_loopback, &xrma_prov_ofi, &xrma_prov_pximc,
+		  &xrma_prov_sci },
 };
 
 bool xrma_provider_ops_valid(const struct xrma_provider *prov)
@@ -56,6 +58,10 @@ bool xrma_provider_ops_valid(const struct xrma_provider *prov)
 	    !!o->spad_read != !!o->db_ring || !!o->spad_write != !!o->db_ring)
 		return false;
 	if (!!o->mem_bus_addr != !!(caps & XRMA_CAP_BUS_ADDR))
+		return false;
+	if (!!o->csr_read != !!(caps & XRMA_CAP_CSR) || !!o->csr_write != !!o->csr_read)
+		return false;
+	if (!!o->rmem_errors != !!(caps & XRMA_CAP_RSEG_ERRORS))
 		return false;
 	if (!prov->caps->page_size || (prov->caps->page_size & (prov->caps->page_size - 1)) ||
 	    !prov->caps->rma_offset_align || !prov->caps->rma_size_align || !prov->caps->ctrl_msg_max)

@@ -369,6 +369,24 @@ int xrma_rseg_atomic(struct xrma_rseg *handle, size_t offset, enum xrma_atomic_o
 	return ret;
 }
 
+int xrma_rseg_errors(struct xrma_rseg *handle, uint32_t flags, struct xrma_rseg_errors *errors)
+{
+	struct xrma_core_rseg *rseg;
+	int ret;
+
+	if (!errors || (flags & ~XRMA_RSEG_ERRORS_MAPPED))
+		return -XRMA_EINVAL;
+	ret = xrma_core_rseg_acquire(handle, &rseg);
+	if (ret)
+		return ret;
+	if (!(rseg->ctx->caps.flags & XRMA_CAP_RSEG_ERRORS))
+		ret = -XRMA_ENOTSUP;
+	else
+		ret = XRMA_PROV_CALL(rseg->ctx, rmem_errors, rseg->prmem, flags, errors);
+	xrma_handle_put(&rseg->obj);
+	return ret;
+}
+
 int xrma_rseg_set_callback(struct xrma_rseg *handle, xrma_event_cb cb, void *arg)
 {
 	struct xrma_core_rseg *rseg;

@@ -137,6 +137,14 @@ struct xrma_provider_ops {
 	int (*link_set)(void *state, uint32_t node, bool up);
 	/* XRMA_CAP_BUS_ADDR: the modelled bus address of exported memory. */
 	int (*mem_bus_addr)(void *state, struct xrma_prov_mem *mem, uint64_t *bus);
+	/* XRMA_CAP_CSR (both or neither): a 32-bit register of node's control and
+	 * status space; offset is 4-byte aligned (the core checks). */
+	int (*csr_read)(void *state, uint32_t node, uint32_t offset, uint32_t *value);
+	int (*csr_write)(void *state, uint32_t node, uint32_t offset, uint32_t value);
+	/* XRMA_CAP_RSEG_ERRORS: the import's cumulative transaction error counts;
+	 * flags may hold XRMA_RSEG_ERRORS_MAPPED (xrma/rseg.h). */
+	int (*rmem_errors)(void *state, struct xrma_prov_rmem *rmem, uint32_t flags,
+			   struct xrma_rseg_errors *errors);
 };
 
 struct xrma_provider {

@@ -17,7 +17,8 @@ static const struct {
 	{ XRMA_CAP_MAP, "map" },           { XRMA_CAP_ATOMIC, "atomic" },
 	{ XRMA_CAP_DOORBELL, "doorbell" }, { XRMA_CAP_REGISTER, "register" },
 	{ XRMA_CAP_MULTIPROC, "multiproc" }, { XRMA_CAP_BUS_ADDR, "bus_addr" },
-	{ XRMA_CAP_BROADCAST, "broadcast" },
+	{ XRMA_CAP_BROADCAST, "broadcast" }, { XRMA_CAP_CSR, "csr" },
+	{ XRMA_CAP_RSEG_ERRORS, "rseg_errors" },
 };
 
 /* zero_means: what a 0 says for this limit ("unlimited" or "none"). */

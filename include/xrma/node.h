@@ -38,6 +38,19 @@ XRMA_API int xrma_node_probe(struct xrma_ctx *ctx, uint32_t node_id, int timeout
  */
 XRMA_API int xrma_node_set_link(struct xrma_ctx *ctx, uint32_t node_id, bool up);
 
+/*
+ * Read or write the 32-bit register at offset (a multiple of 4, else
+ * XRMA_EALIGN_OFFSET) of node's control and status space, on providers that
+ * model one (XRMA_CAP_CSR; XRMA_ENOTSUP elsewhere). The provider documents its
+ * registers. Errors: XRMA_ENODEV (no such node), XRMA_ERANGE (outside the
+ * space), XRMA_EACCES (read-only register), XRMA_ENETDOWN (this node's link is
+ * down), XRMA_EHOSTUNREACH (node's link is down).
+ */
+XRMA_API int xrma_node_csr_read(struct xrma_ctx *ctx, uint32_t node_id, uint32_t offset,
+				uint32_t *value);
+XRMA_API int xrma_node_csr_write(struct xrma_ctx *ctx, uint32_t node_id, uint32_t offset,
+				 uint32_t value);
+
 XRMA_END_DECLS
 
 #endif

@@ -73,6 +73,28 @@ enum xrma_atomic_op {
 XRMA_API int xrma_rseg_atomic(struct xrma_rseg *rseg, size_t offset, enum xrma_atomic_op op,
 			      uint64_t operand, uint64_t compare, uint64_t *old);
 
+/*
+ * Transaction errors on the way to an import, counted since it was opened, on
+ * providers that detect them (XRMA_CAP_RSEG_ERRORS; XRMA_ENOTSUP elsewhere).
+ * A retriable error lost one transaction and repeating the access may succeed
+ * (an SCI CRC or busy-retry error); a fatal one needs the path restored before
+ * anything is retried. Transfers that failed also returned XRMA_ETRANSFER; the
+ * counts are how errors of mapped loads and stores, which return nothing,
+ * reach the program. With XRMA_RSEG_ERRORS_MAPPED the caller declares a check
+ * point of its mapped accesses: the mapped accesses since the previous check
+ * point are counted as one transaction (a provider that injects faults may
+ * fail it). Counts never go down, so several observers can each keep their
+ * own baseline.
+ */
+struct xrma_rseg_errors {
+	uint64_t retriable;
+	uint64_t fatal;
+};
+
+#define XRMA_RSEG_ERRORS_MAPPED (1u << 0)
+
+XRMA_API int xrma_rseg_errors(struct xrma_rseg *rseg, uint32_t flags, struct xrma_rseg_errors *errors);
+
 XRMA_API int xrma_rseg_set_callback(struct xrma_rseg *rseg, xrma_event_cb cb, void *arg);
 XRMA_API int xrma_rseg_wait_event(struct xrma_rseg *rseg, int timeout_ms, struct xrma_event *event);
 

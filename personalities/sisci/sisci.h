@@ -242,6 +242,15 @@ struct xrma_sisci_rseg {
 
 /* Get the remote segment's core state as a sequence would see it. */
 void xrma_sisci_rseg_health(struct xrma_sisci_rseg *r, bool *usable, unsigned long *faults);
+/*
+ * The transaction error counts of the remote segment (zero where the provider
+ * detects none); flags as xrma_rseg_errors (XRMA_RSEG_ERRORS_MAPPED at a
+ * check point of mapped accesses).
+ */
+void xrma_sisci_rseg_errors(struct xrma_sisci_rseg *r, uint32_t flags, struct xrma_rseg_errors *errors);
+/* A copy through a map of r just ended: true if r is usable and the copy, as a
+ * check point of mapped accesses, had no transaction error. */
+bool xrma_sisci_rseg_checkpoint(struct xrma_sisci_rseg *r);
 
 /* Hold / release a segment for a DMA queue entry (SCIRemoveSegment / Disconnect say BUSY). */
 void xrma_sisci_lseg_use(struct xrma_sisci_lseg *l, int delta);

@@ -64,14 +64,11 @@ static sci_error_t block_check(sci_map_t sourceMap, size_t sourceOffset, sci_map
 	return err;
 }
 
+/* A remote map is healthy when its segment is usable and the copy, a check
+ * point of mapped accesses, had no transaction error. */
 static bool map_healthy(struct xrma_sisci_map *m)
 {
-	unsigned long faults;
-	bool usable = true;
-
-	if (m->rseg)
-		xrma_sisci_rseg_health(m->rseg, &usable, &faults);
-	return usable;
+	return !m->rseg || xrma_sisci_rseg_checkpoint(m->rseg);
 }
 
 static sci_error_t copy_result(struct xrma_sisci_map *src, struct xrma_sisci_map *dst)

@@ -2,8 +2,8 @@
 /*
  * personalities/sisci/sisci_general.c: virtual devices and general calls
  * (spec §2.2): SCIOpen/SCIClose, SCIQuery, SCIProbeNode, the privileged CSR
- * calls, and Dolphin's SCIInitialize/SCITerminate/SCIGetLocalNodeId/
- * SCIGetNodeIdByAdapterName. A descriptor is not a context: every descriptor
+ * calls (real where the provider models CSR space), and Dolphin's
+ * SCIInitialize/SCITerminate/SCIGetLocalNodeId/SCIGetNodeIdByAdapterName. A descriptor is not a context: every descriptor
  * of a process acting as one node shares that node's xrma_ctx (a provider
  * allows one context per node id). The node comes from the environment
  * (XRMA_PROVIDER, XRMA_FABRIC, XRMA_NODE_ID) as read at SCIOpen, so a test may
@@ -466,39 +466,55 @@ int SCIProbeNode(sci_desc_t sd, unsigned int localAdapterNo, unsigned int nodeId
 }
 
 /*
- * CSR space: no provider models IEEE 1212 CSR registers, so after the argument
- * checks these report SCI_ERR_NOT_IMPLEMENTED (docs/sisci.md).
+ * CSR space: the registers of a node where the provider models them (the sci
+ * provider documents its file in docs/providers.md); elsewhere, after the
+ * argument checks, SCI_ERR_NOT_IMPLEMENTED. Failures are told in the spec's
+ * link terms, as for SCIProbeNode.
  */
-static sci_error_t csr_check(sci_desc_t sd, unsigned int adapter, unsigned int flags)
+static sci_error_t csr_call(sci_desc_t sd, unsigned int adapter, unsigned int node_id,
+			    unsigned int offset, unsigned int flags, bool write, unsigned int *value)
 {
 	struct xrma_sisci_desc *d = XRMA_SISCI_GET(sd, XRMA_SISCI_DESC, struct xrma_sisci_desc);
 	struct xrma_sisci_node *node;
+	uint32_t v = write ? *value : 0;
 	sci_error_t err;
+	int ret = 0;
 
 	if (!d)
 		return SCI_ERR_ILLEGAL_PARAMETER;
 	err = xrma_sisci_flags(flags, 0, 0);
 	if (err == SCI_ERR_OK)
 		err = xrma_sisci_adapter(d, adapter, &node);
+	if (err == SCI_ERR_OK) {
+		ret = write ? xrma_node_csr_write(node->ctx, node_id, offset, v)
+			    : xrma_node_csr_read(node->ctx, node_id, offset, &v);
+		if (ret == -XRMA_ENETDOWN)
+			err = SCI_ERR_NO_LINK_ACCESS;
+		else if (ret == -XRMA_EHOSTUNREACH || ret == -XRMA_ENODEV)
+			err = SCI_ERR_NO_REMOTE_LINK_ACCESS;
+		else if (ret == -XRMA_EACCES)
+			err = SCI_ERR_ACCESS;
+		else
+			err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
+	}
+	if (err == SCI_ERR_OK && !write)
+		*value = v;
 	xrma_sisci_obj_put(&d->obj);
-	return err == SCI_ERR_OK ? SCI_ERR_NOT_IMPLEMENTED : err;
+	return err;
 }
 
 unsigned int SCIGetCSRRegister(sci_desc_t sd, unsigned int localAdapterNo, unsigned int SCINodeId,
 			       unsigned int CSROffset, unsigned int flags, sci_error_t *error)
 {
-	(void)SCINodeId;
-	(void)CSROffset;
-	xrma_sisci_set(error, csr_check(sd, localAdapterNo, flags));
-	return 0;
+	unsigned int value = 0;
+
+	xrma_sisci_set(error, csr_call(sd, localAdapterNo, SCINodeId, CSROffset, flags, false, &value));
+	return value;
 }
 
 void SCISetCSRRegister(sci_desc_t sd, unsigned int localAdapterNo, unsigned int SCINodeId,
 		       unsigned int CSROffset, unsigned int CSRValue, unsigned int flags,
 		       sci_error_t *error)
 {
-	(void)SCINodeId;
-	(void)CSROffset;
-	(void)CSRValue;
-	xrma_sisci_set(error, csr_check(sd, localAdapterNo, flags));
+	xrma_sisci_set(error, csr_call(sd, localAdapterNo, SCINodeId, CSROffset, flags, true, &CSRValue));
 }

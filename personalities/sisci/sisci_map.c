@@ -195,14 +195,9 @@ static sci_error_t pio_copy(void *mem, sci_map_t map, size_t offset, size_t size
 			memcpy((char *)m->addr + offset, mem, size);
 		xrma_sisci_barrier();
 	}
-	if (err == SCI_ERR_OK && (flags & SCI_FLAG_ERROR_CHECK) && m->rseg) {
-		unsigned long faults;
-		bool usable;
-
-		xrma_sisci_rseg_health(m->rseg, &usable, &faults);
-		if (!usable)
-			err = SCI_ERR_TRANSFER_FAILED;
-	}
+	if (err == SCI_ERR_OK && (flags & SCI_FLAG_ERROR_CHECK) && m->rseg &&
+	    !xrma_sisci_rseg_checkpoint(m->rseg))
+		err = SCI_ERR_TRANSFER_FAILED;
 	xrma_sisci_obj_put(&m->obj);
 	return err;
 }

@@ -294,6 +294,26 @@ void xrma_sisci_rseg_health(struct xrma_sisci_rseg *r, bool *usable, unsigned lo
 	pthread_mutex_unlock(&r->lock);
 }
 
+void xrma_sisci_rseg_errors(struct xrma_sisci_rseg *r, uint32_t flags, struct xrma_rseg_errors *errors)
+{
+	pthread_mutex_lock(&r->lock);
+	if (!r->rseg || xrma_rseg_errors(r->rseg, flags, errors))
+		*errors = (struct xrma_rseg_errors){ 0, 0 };
+	pthread_mutex_unlock(&r->lock);
+}
+
+bool xrma_sisci_rseg_checkpoint(struct xrma_sisci_rseg *r)
+{
+	struct xrma_rseg_errors before, after;
+	unsigned long faults;
+	bool usable;
+
+	xrma_sisci_rseg_errors(r, 0, &before);
+	xrma_sisci_rseg_errors(r, XRMA_RSEG_ERRORS_MAPPED, &after);
+	xrma_sisci_rseg_health(r, &usable, &faults);
+	return usable && after.retriable == before.retriable && after.fatal == before.fatal;
+}
+
 void xrma_sisci_rseg_use(struct xrma_sisci_rseg *r, int delta)
 {
 	pthread_mutex_lock(&r->lock);

@@ -2,10 +2,14 @@
 /*
  * personalities/sisci/sisci_sequence.c: sequences, the error check of PIO
  * (spec §2.3, digest §5.6), and the barriers. A sequence on a remote map
- * remembers how many faults (SCI_CB_LOST, SCI_CB_NOT_OPERATIONAL) its remote
- * segment had when it was started; a check fails NOT_RETRIABLE when the
- * segment is not usable now or had a fault since, until SCIStartSequence finds
- * it usable again. *error carries the reason whenever the status is not OK.
+ * remembers how many faults (SCI_CB_LOST, SCI_CB_NOT_OPERATIONAL) and
+ * transaction errors (xrma_rseg_errors) its remote segment had when it was
+ * started. A check fails NOT_RETRIABLE when the segment is not usable now, had
+ * a fault or a fatal transaction error since, until SCIStartSequence finds it
+ * usable again; it is RETRIABLE when retriable transaction errors happened
+ * since the previous check (each check is a check point of the mapped
+ * accesses, and a RETRIABLE answer consumes the errors it reports).
+ * *error carries the reason whenever the status is not OK.
  * A sequence on a local map always succeeds. Barriers are CPU fences: stores to
  * a mapping are plain stores into shared memory on every provider with maps.
  */
@@ -16,8 +20,9 @@
 struct xrma_sisci_seq {
 	struct xrma_sisci_obj obj;
 	struct xrma_sisci_map *map;     /* referenced */
-	pthread_mutex_t lock;           /* guards faults_seen */
+	pthread_mutex_t lock;           /* guards faults_seen and errors_seen */
 	unsigned long faults_seen;
+	struct xrma_rseg_errors errors_seen;
 };
 
 static void seq_destroy(struct xrma_sisci_obj *obj)
@@ -79,27 +84,40 @@ void SCIRemoveSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t 
 	xrma_sisci_set(error, err);
 }
 
-/* The status of s now; with start, a usable segment also restarts the fault count. */
+/* The status of s now; with start, a usable segment also restarts the counts. */
 static sci_sequence_status_t seq_status(struct xrma_sisci_seq *s, bool start, sci_error_t *err)
 {
 	struct xrma_sisci_rseg *r = s->map->rseg;
 	sci_sequence_status_t status = SCI_SEQ_OK;
+	struct xrma_rseg_errors errors;
 	unsigned long faults;
-	bool usable;
+	bool usable, transaction = false;
 
 	*err = SCI_ERR_OK;
 	if (!r)
 		return SCI_SEQ_OK;
 	xrma_sisci_rseg_health(r, &usable, &faults);
+	xrma_sisci_rseg_errors(r, start ? 0 : XRMA_RSEG_ERRORS_MAPPED, &errors);
 	pthread_mutex_lock(&s->lock);
-	if (start && usable)
+	if (start && usable) {
 		s->faults_seen = faults;
-	else if (start)
+		s->errors_seen = errors;
+	} else if (start) {
 		status = SCI_SEQ_PENDING;
-	else if (!usable || faults != s->faults_seen)
+	} else if (!usable || faults != s->faults_seen) {
 		status = SCI_SEQ_NOT_RETRIABLE;
+	} else if (errors.fatal != s->errors_seen.fatal) {
+		status = SCI_SEQ_NOT_RETRIABLE;
+		transaction = true;
+	} else if (errors.retriable != s->errors_seen.retriable) {
+		status = SCI_SEQ_RETRIABLE;
+		transaction = true;
+		s->errors_seen.retriable = errors.retriable;
+	}
 	pthread_mutex_unlock(&s->lock);
-	if (status != SCI_SEQ_OK)
+	if (transaction)
+		*err = SCI_ERR_TRANSFER_FAILED;
+	else if (status != SCI_SEQ_OK)
 		*err = usable ? SCI_ERR_NO_REMOTE_LINK_ACCESS : SCI_ERR_NOT_CONNECTED;
 	return status;
 }

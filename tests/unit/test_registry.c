@@ -310,6 +310,142 @@ static void test_registry_mock_without_register_user_memory_enotsup(void **state
 	assert_rc(xrma_registry_remove(&m.prov), 0);
 }
 
+/* A register file and error counts for the mock with the optional CSR and error ops. */
+static uint32_t mock_csr[4];
+static uint32_t mock_csr_node;
+static uint64_t mock_errors_calls;
+static uint32_t mock_errors_flags;
+
+static int mock_csr_read(void *state, uint32_t node, uint32_t offset, uint32_t *value)
+{
+	(void)state;
+	if (offset / 4 >= 4)
+		return -XRMA_ERANGE;
+	mock_csr_node = node;
+	*value = mock_csr[offset / 4];
+	return 0;
+}
+
+static int mock_csr_write(void *state, uint32_t node, uint32_t offset, uint32_t value)
+{
+	(void)state;
+	if (offset / 4 >= 4)
+		return -XRMA_ERANGE;
+	mock_csr_node = node;
+	mock_csr[offset / 4] = value;
+	return 0;
+}
+
+static int mock_rmem_errors(void *state, struct xrma_prov_rmem *rmem, uint32_t flags,
+			    struct xrma_rseg_errors *errors)
+{
+	(void)state;
+	(void)rmem;
+	mock_errors_calls++;
+	mock_errors_flags = flags;
+	errors->retriable = 3;
+	errors->fatal = 1;
+	return 0;
+}
+
+static void test_registry_add_csr_and_errors_ops_match_caps(void **state)
+{
+	static struct mock m;
+
+	(void)state;
+	mock_init(&m, "csrop");
+	m.ops.csr_read = mock_csr_read;
+	m.ops.csr_write = mock_csr_write;
+	assert_refused(&m);                        /* ops without the bit */
+	m.caps.flags |= XRMA_CAP_CSR;
+	m.ops.csr_write = NULL;
+	assert_refused(&m);                        /* half the pair */
+	m.ops.csr_write = mock_csr_write;
+	assert_true(xrma_provider_ops_valid(&m.prov));
+	m.caps.flags |= XRMA_CAP_RSEG_ERRORS;
+	assert_refused(&m);                        /* the bit without the op */
+	m.ops.rmem_errors = mock_rmem_errors;
+	assert_true(xrma_provider_ops_valid(&m.prov));
+}
+
+static void test_registry_loopback_csr_and_errors_return_enotsup(void **state)
+{
+	struct xrma_ctx *a, *b;
+	struct xrma_rseg_errors e = { 7, 7 };
+	struct fixture_seg s;
+	struct xrma_rseg *r;
+	uint32_t v = 42;
+
+	(void)state;
+	open_pair("loopback", &a, &b);
+	assert_rc(xrma_node_csr_read(a, 2, 0, &v), XRMA_ENOTSUP);
+	assert_int_equal(v, 42);
+	assert_rc(xrma_node_csr_write(a, 2, 0, 1), XRMA_ENOTSUP);
+	assert_rc(xrma_node_csr_read(a, 2, 0, NULL), XRMA_EINVAL);
+	assert_rc(xrma_node_csr_read(NULL, 2, 0, &v), XRMA_EHANDLE);
+	assert_rc(fixture_seg_make(a, FIXTURE_PAGE, XRMA_ACCESS_ALL, true, 5, &s), 0);
+	assert_rc(xrma_rseg_open(b, 1, s.id, RW, 0, FIXTURE_TIMEOUT_MS, &r), 0);
+	assert_rc(xrma_rseg_errors(r, 0, &e), XRMA_ENOTSUP);
+	assert_int_equal(e.retriable, 7);
+	assert_rc(xrma_rseg_errors(r, 0, NULL), XRMA_EINVAL);
+	assert_rc(xrma_rseg_errors(r, 0x80, &e), XRMA_EINVAL);
+	assert_rc(xrma_rseg_errors(NULL, 0, &e), XRMA_EHANDLE);
+	assert_rc(xrma_rseg_close(r), 0);
+	assert_rc(xrma_rseg_errors(r, 0, &e), XRMA_EHANDLE);
+	assert_int_equal(fixture_wait_importers(s.seg, 0, FIXTURE_TIMEOUT_MS), 0);
+	assert_rc(fixture_seg_close(&s), 0);
+	assert_rc(xrma_ctx_close(b), 0);
+	assert_rc(xrma_ctx_close(a), 0);
+}
+
+static void test_registry_mock_csr_and_errors_reach_provider(void **state)
+{
+	struct xrma_rseg_errors e = { 0, 0 };
+	struct xrma_ctx *a, *b;
+	struct fixture_seg s;
+	struct xrma_rseg *r;
+	static struct mock m;
+	uint32_t v = 0;
+
+	(void)state;
+	mock_init(&m, "csr");
+	m.caps.flags |= XRMA_CAP_CSR | XRMA_CAP_RSEG_ERRORS;
+	m.ops.csr_read = mock_csr_read;
+	m.ops.csr_write = mock_csr_write;
+	m.ops.rmem_errors = mock_rmem_errors;
+	assert_rc(xrma_registry_add(&m.prov), 0);
+	open_pair(m.name, &a, &b);
+	assert_rc(xrma_node_csr_write(a, 2, 8, 0xabcd), 0);
+	assert_int_equal(mock_csr[2], 0xabcd);
+	assert_int_equal(mock_csr_node, 2);
+	assert_rc(xrma_node_csr_read(b, 1, 8, &v), 0);
+	assert_int_equal(v, 0xabcd);
+	assert_int_equal(mock_csr_node, 1);
+	/* The core checks alignment and node ids before the provider sees anything. */
+	mock_csr_node = 99;
+	assert_rc(xrma_node_csr_read(a, 2, 6, &v), XRMA_EALIGN_OFFSET);
+	assert_rc(xrma_node_csr_write(a, 2, 3, 1), XRMA_EALIGN_OFFSET);
+	assert_rc(xrma_node_csr_write(a, UINT32_MAX, 0, 1), XRMA_EINVAL);
+	assert_int_equal(mock_csr_node, 99);
+	assert_rc(xrma_node_csr_read(a, 2, 64, &v), XRMA_ERANGE);
+	assert_rc(fixture_seg_make(a, FIXTURE_PAGE, XRMA_ACCESS_ALL, true, 5, &s), 0);
+	assert_rc(xrma_rseg_open(b, 1, s.id, RW, 0, FIXTURE_TIMEOUT_MS, &r), 0);
+	mock_errors_calls = 0;
+	assert_rc(xrma_rseg_errors(r, XRMA_RSEG_ERRORS_MAPPED, &e), 0);
+	assert_int_equal(mock_errors_calls, 1);
+	assert_int_equal(mock_errors_flags, XRMA_RSEG_ERRORS_MAPPED);
+	assert_int_equal(e.retriable, 3);
+	assert_int_equal(e.fatal, 1);
+	assert_rc(xrma_rseg_errors(r, 2, &e), XRMA_EINVAL);
+	assert_int_equal(mock_errors_calls, 1);
+	assert_rc(xrma_rseg_close(r), 0);
+	assert_int_equal(fixture_wait_importers(s.seg, 0, FIXTURE_TIMEOUT_MS), 0);
+	assert_rc(fixture_seg_close(&s), 0);
+	assert_rc(xrma_ctx_close(b), 0);
+	assert_rc(xrma_ctx_close(a), 0);
+	assert_rc(xrma_registry_remove(&m.prov), 0);
+}
+
 static void test_registry_ctx_open_unknown_name_returns_enoprov(void **state)
 {
 	struct xrma_ctx_attr attr = { .provider = "no-such-provider", .fabric = fx.fabric, .node_id = 5 };
@@ -447,6 +583,9 @@ int main(void)
 		T(test_registry_mock_without_map_rseg_map_returns_enotsup),
 		T(test_registry_mock_without_atomic_returns_enotsup),
 		T(test_registry_mock_without_register_user_memory_enotsup),
+		T(test_registry_add_csr_and_errors_ops_match_caps),
+		T(test_registry_loopback_csr_and_errors_return_enotsup),
+		T(test_registry_mock_csr_and_errors_reach_provider),
 		T(test_registry_ctx_open_unknown_name_returns_enoprov),
 		T(test_registry_ctx_open_env_provider_respected),
 		T(test_registry_choose_follows_rule),

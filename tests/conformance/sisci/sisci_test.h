@@ -10,7 +10,10 @@
 #define XRMA_TEST_SISCI_H
 
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+#include <xrma/xrma.h>
 #include "tests/helpers/fixture.h"
 #define SISCI_STRICT_CALLBACKS 1
 #include <sisci_api.h>
@@ -28,6 +31,41 @@
 			fail();                                                                 \
 		}                                                                               \
 	} while (0)
+
+/*
+ * Node n of the suite as the provider numbers it: n times XRMA_TEST_NODE_STEP
+ * (default 1), so the suite also runs where node ids go in steps (sci: 4, 8, ...).
+ */
+static inline unsigned int sisci_node(unsigned int n)
+{
+	const char *step = getenv("XRMA_TEST_NODE_STEP");
+	unsigned long s = step ? strtoul(step, NULL, 0) : 1;
+
+	return n * (unsigned int)(s ? s : 1);
+}
+
+/* Set variable name to the provider's id of suite node n. */
+static inline void sisci_test_setenv_node(const char *name, unsigned int n)
+{
+	char id[16];
+
+	snprintf(id, sizeof(id), "%u", sisci_node(n));
+	setenv(name, id, 1);
+}
+
+/* Whether the provider the suite runs on (XRMA_PROVIDER, else the default) has cap. */
+static inline bool sisci_test_provider_has(uint64_t cap)
+{
+	const char *name = getenv("XRMA_PROVIDER");
+	struct xrma_provider_info info;
+
+	if (!name || !*name)
+		name = xrma_provider_default();
+	for (int i = 0; xrma_provider_get(i, &info) == 0; i++)
+		if (!strcmp(info.name, name))
+			return (info.caps.flags & cap) == cap;
+	return false;
+}
 
 /* Use a fabric unique to this program; call once in main. */
 static inline void sisci_test_fabric(const char *tag)

@@ -12,8 +12,8 @@
 
 #include <string.h>
 
-#define OWNER_NODE 1
-#define PEER_NODE 3
+#define OWNER_NODE sisci_node(1)
+#define PEER_NODE sisci_node(3)
 #define SEG_ID 900
 #define SEG_SIZE (4u << 20)
 #define READY 0x5eadu
@@ -107,7 +107,7 @@ static void test_three_processes_pio_dma_interrupt(void **state)
 	skip_unless_multiproc();
 	assert_int_equal(proc_spawn(&owner, fabric, OWNER_NODE, "owner", NULL), 0);
 	assert_int_equal(proc_recv(owner.sock, &no, 10000), 0);
-	sd = sisci_test_open(2);
+	sd = sisci_test_open(sisci_node(2));
 	r = sisci_test_connect(sd, OWNER_NODE, SEG_ID);
 	p = SCIMapRemoteSegment(r, &map, 0, 4096, NULL, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
@@ -153,7 +153,7 @@ static void test_owner_killed_mid_dma(void **state)
 	skip_unless_multiproc();
 	assert_int_equal(proc_spawn(&owner, fabric, OWNER_NODE, "owner", NULL), 0);
 	assert_int_equal(proc_recv(owner.sock, &no, 10000), 0);
-	sd = sisci_test_open(2);
+	sd = sisci_test_open(sisci_node(2));
 	r = sisci_test_connect(sd, OWNER_NODE, SEG_ID);
 	(void)SCIMapRemoteSegment(r, &map, 0, 4096, NULL, 0, &err);
 	SCICreateMapSequence(map, &seq, 0, &err);

@@ -22,12 +22,12 @@ static int group_up(void **state)
 	sci_error_t err;
 
 	(void)state;
-	sd1 = sisci_test_open(1);
-	sd2 = sisci_test_open(2);
+	sd1 = sisci_test_open(sisci_node(1));
+	sd2 = sisci_test_open(sisci_node(2));
 	target = sisci_test_segment(sd1, 500, SEG_SIZE);
 	SCICreateSegment(sd2, &source, 0, SEG_SIZE, NULL, NULL, SCI_FLAG_PRIVATE, &err);
 	SCIPrepareSegment(source, 0, 0, &err);
-	remote = sisci_test_connect(sd2, 1, 500);
+	remote = sisci_test_connect(sd2, sisci_node(1), 500);
 	target_mem = SCIMapLocalSegment(target, &target_map, 0, SEG_SIZE, NULL, 0, &err);
 	source_mem = SCIMapLocalSegment(source, &source_map, 0, SEG_SIZE, NULL, 0, &err);
 	return err == SCI_ERR_OK ? 0 : -1;
@@ -427,9 +427,9 @@ static void test_interrupts(void **state)
 	assert_int_equal(fixed_no, 77);
 	SCICreateInterrupt(sd1, &dup, 0, &fixed_no, NULL, NULL, SCI_FLAG_FIXED_INTNO, &err);
 	assert_sci(err, SCI_ERR_INTNO_USED);
-	SCIConnectInterrupt(sd2, &rintr, 1, 0, 123456, SISCI_TIMEOUT, 0, &err);
+	SCIConnectInterrupt(sd2, &rintr, sisci_node(1), 0, 123456, SISCI_TIMEOUT, 0, &err);
 	assert_sci(err, SCI_ERR_NO_SUCH_INTNO);
-	SCIConnectInterrupt(sd2, &rintr, 1, 0, no, SISCI_TIMEOUT, 0, &err);
+	SCIConnectInterrupt(sd2, &rintr, sisci_node(1), 0, no, SISCI_TIMEOUT, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
 	SCITriggerInterrupt(rintr, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
@@ -463,7 +463,7 @@ static void test_interrupts(void **state)
 	assert_sci(err, SCI_ERR_OK);
 	SCIWaitForInterrupt(cbi, 0, 0, &err);
 	assert_sci(err, SCI_ERR_ILLEGAL_OPERATION);
-	SCIConnectInterrupt(sd2, &rintr, 1, 0, cb_no, SISCI_TIMEOUT, 0, &err);
+	SCIConnectInterrupt(sd2, &rintr, sisci_node(1), 0, cb_no, SISCI_TIMEOUT, 0, &err);
 	SCITriggerInterrupt(rintr, 0, &err);
 	SCITriggerInterrupt(rintr, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
@@ -488,7 +488,7 @@ static void test_data_interrupts(void **state)
 	(void)state;
 	SCICreateDataInterrupt(sd1, &in, 0, &no, NULL, NULL, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
-	SCIConnectDataInterrupt(sd2, &out, 1, 0, no, SISCI_TIMEOUT, 0, &err);
+	SCIConnectDataInterrupt(sd2, &out, sisci_node(1), 0, no, SISCI_TIMEOUT, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
 	SCITriggerDataInterrupt(out, "ping", 5, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
