@@ -87,6 +87,7 @@ struct ofi_op {
 /* A received-message buffer, always posted except while being handled. */
 struct ofi_rx {
 	struct ofi_op op;
+	bool posted;           /* under poll_lock (or before the progress thread starts) */
 	unsigned char buf[sizeof(struct ofi_hdr) + OFI_MSG_MAX];
 };
 
@@ -224,6 +225,7 @@ struct ofi_ep {
 	pthread_t thread;                    /* fixed: the progress thread */
 	atomic_bool stop;
 	struct ofi_rx *rx;                   /* fixed: OFI_RX_COUNT buffers */
+	atomic_bool rx_unposted;             /* some buffer waits to be reposted */
 
 	pthread_mutex_t names_lock;
 	struct ofi_names names[XRMA_NS_COUNT];   /* under names_lock */
