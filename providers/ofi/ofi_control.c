@@ -158,6 +158,7 @@ static void peer_down_locked(struct ofi_ep *ep, struct ofi_peer *peer, int statu
 		if (ep->gone_count < OFI_GONE_MAX)
 			ep->gone_count++;
 		event_push_locked(ep, &addr, status, NULL, 0);
+		ofi_rma_owner_lost_locked(ep, &addr);
 	}
 	peer->ep = 0;
 	peer->contact = false;
@@ -593,7 +594,7 @@ static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err)
 		tx_free((struct ofi_tx *)op);
 		break;
 	case OFI_OP_RMA:
-		ofi_rma_complete((struct ofi_rma_wait *)op, err);
+		ofi_rma_complete(ep, (struct ofi_rma_wait *)op, err);
 		break;
 	}
 }
@@ -788,6 +789,7 @@ void ofi_control_release(struct ofi_ep *ep)
 		tx_unlink_locked(ep, tx);
 		tx_free(tx);
 	}
+	ofi_rma_release(ep);
 	while ((ev = ep->ev_head)) {
 		ep->ev_head = ev->next;
 		free(ev);
