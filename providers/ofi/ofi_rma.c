@@ -88,7 +88,8 @@ static void async_finish(struct ofi_ep *ep, struct rma_wait_ext *x)
 
 void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status)
 {
-	bool last, abandoned;
+	/* Read before our share is given up: a synchronous waiter frees w once pending is 0. */
+	bool async = w->done != NULL, last, abandoned;
 
 	pthread_mutex_lock(&w->lock);
 	if (status && !w->status)
@@ -98,7 +99,7 @@ void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status)
 	if (last)
 		pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
-	if (last && w->done)
+	if (last && async)
 		async_finish(ep, (struct rma_wait_ext *)w);
 	else if (last && abandoned)
 		wait_free((struct rma_wait_ext *)w);
