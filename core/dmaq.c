@@ -3,8 +3,9 @@
  * core/dmaq.c: DMA queues (xrma/dmaq.h): validation of every post before any
  * side effect, the DAT vector fill rule, completion entries with cookies and
  * flags, abort, and waits that spin briefly before they block. The engine
- * thread (core/engine.c) runs asynchronous jobs; a synchronous post on an idle
- * queue runs in the caller, which is what makes small SYNC transfers cheap.
+ * thread (core/engine.c) runs asynchronous jobs, several at a time where the
+ * provider has rma_post; a synchronous post on an idle queue runs in the
+ * caller, which is what makes small SYNC transfers cheap.
  */
 #include "core/dmaq.h"
 
@@ -243,6 +244,30 @@ void xrma_core_dmaq_job_run(struct xrma_rma_job *job)
 
 	status = ctx->prov->ops->rma(ctx->prov_state, job->op, job->rseg->prmem, job->remote_offset,
 				     job->iov, job->iov_count, job->flags & XRMA_RMA_ORDERED);
+	complete_job(job, status);
+}
+
+static void job_done(void *arg, int status)
+{
+	struct xrma_rma_job *job = arg;
+
+	xrma_engine_job_done(&job->dmaq->ctx->engine, job, status);
+}
+
+void xrma_core_dmaq_job_post(struct xrma_rma_job *job)
+{
+	struct xrma_core_ctx *ctx = job->dmaq->ctx;
+	int ret;
+
+	ret = ctx->prov->ops->rma_post(ctx->prov_state, job->op, job->rseg->prmem, job->remote_offset,
+				       job->iov, job->iov_count, job->flags & XRMA_RMA_ORDERED, job_done,
+				       job);
+	if (ret)
+		job_done(job, ret);
+}
+
+void xrma_core_dmaq_job_retire(struct xrma_rma_job *job, int status)
+{
 	complete_job(job, status);
 }
 

@@ -20,7 +20,7 @@ struct xrma_fence_signal;
 
 /* One posted transfer; it holds its segments (references and busy uses). */
 struct xrma_rma_job {
-	struct xrma_rma_job *next;          /* engine list, under engine lock */
+	struct xrma_rma_job *next;          /* engine's waiting or active list, under engine lock */
 	struct xrma_rma_job *qnext, *qprev; /* queue's in-flight list, under dmaq lock */
 	struct xrma_core_dmaq *dmaq;
 	enum xrma_rma_op op;
@@ -33,6 +33,8 @@ struct xrma_rma_job {
 	bool sync;                          /* a caller waits on done/status itself */
 	bool done;                          /* under dmaq lock */
 	int status;                         /* under dmaq lock once done */
+	bool finished;                      /* under engine lock: rma_post's done came */
+	int result;                         /* under engine lock: what done reported */
 	size_t seg_count;
 	struct xrma_core_seg *segs[XRMA_IOV_MAX];
 	size_t iov_count;
@@ -61,9 +63,15 @@ static inline int xrma_core_dmaq_acquire(const void *handle, struct xrma_core_dm
 	return XRMA_HANDLE_GET(handle, XRMA_OBJ_DMAQ, struct xrma_core_dmaq, *dmaq);
 }
 
-/* Engine hooks: a job leaves the engine list, and a job runs. */
+/*
+ * Engine hooks: a job leaves the waiting list; a job runs to its end (the
+ * provider's synchronous rma); a job is posted (rma_post, whose done reaches
+ * xrma_engine_job_done); a posted job's result is reported, in posting order.
+ */
 void xrma_core_dmaq_job_started(struct xrma_rma_job *job);
 void xrma_core_dmaq_job_run(struct xrma_rma_job *job);
+void xrma_core_dmaq_job_post(struct xrma_rma_job *job);
+void xrma_core_dmaq_job_retire(struct xrma_rma_job *job, int status);
 
 /* Everything posted up to mark has completed (dmaq lock held). */
 bool xrma_core_dmaq_mark_done_locked(struct xrma_core_dmaq *dmaq, uint64_t mark);

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/engine.h: a context's DMA engine: one thread that runs posted transfers
- * in posting order through the provider's synchronous RMA op, so posting never
- * waits for a copy. Started on the first post; spins briefly for more work
- * after each transfer before it blocks. The queues and their completions are
- * core/dmaq.c's business.
+ * core/engine.h: a context's DMA engine: one thread that starts posted
+ * transfers in posting order, so posting never waits for a copy. With a
+ * provider that has rma_post it keeps several in flight (each queue's depth
+ * bounds its own share), retires them in starting order whatever order they
+ * finish in, and starts an XRMA_RMA_FENCE transfer only when nothing is in
+ * flight; without it, it runs them one at a time through the synchronous rma
+ * op. Started on the first post; spins briefly for work before it blocks.
+ * The queues and their completion entries are core/dmaq.c's business.
  */
 #ifndef XRMA_CORE_ENGINE_H
 #define XRMA_CORE_ENGINE_H
@@ -20,10 +23,14 @@ struct xrma_core_dmaq;
 struct xrma_rma_job;
 
 struct xrma_engine {
-	struct xrma_lock lock;            /* guards the job list and thread state */
+	struct xrma_lock lock;              /* guards the lists, counts and thread state */
 	struct xrma_cond cond;
-	struct xrma_rma_job *head, *tail; /* jobs not yet started */
-	atomic_size_t queued;             /* length of the list, read without the lock */
+	struct xrma_rma_job *head, *tail;   /* jobs not yet started */
+	struct xrma_rma_job *active_head, *active_tail;   /* posted, not retired, in start order */
+	size_t active;                      /* length of the active list */
+	bool async;                         /* fixed once started: the provider has rma_post */
+	atomic_size_t queued;               /* length of the waiting list, read without the lock */
+	atomic_size_t finished;             /* bumped by each provider completion, for spinning */
 	pthread_t thread;
 	bool started;
 	bool stop;
@@ -31,11 +38,18 @@ struct xrma_engine {
 
 void xrma_engine_init(struct xrma_engine *engine);
 
-/* Stop the thread (no job may be queued any more). */
+/* Stop the thread (no job may be queued or in flight any more). */
 void xrma_engine_fini(struct xrma_engine *engine);
 
 /* Queue a job; starts the thread on first use. -XRMA_ENOMEM if it cannot. */
 int xrma_engine_submit(struct xrma_core_ctx *ctx, struct xrma_rma_job *job);
+
+/*
+ * The provider finished a job posted through rma_post (status: its result).
+ * Records it and wakes the engine; never blocks on anything but the engine's
+ * own short lock, and never calls the provider.
+ */
+void xrma_engine_job_done(struct xrma_engine *engine, struct xrma_rma_job *job, int status);
 
 /*
  * Remove every queued job of dmaq (not started yet) and hand each to cancel();

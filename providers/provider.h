@@ -115,6 +115,24 @@ struct xrma_provider_ops {
 	int (*rma)(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
 		   const struct iovec *iov, size_t count, uint32_t flags);
 
+	/*
+	 * Optional, no capability bit: the same transfer, asynchronous, so the
+	 * core's DMA engine keeps several in flight (up to the queues' depths).
+	 * Returns 0 once the transfer is posted and then calls done(arg, status)
+	 * exactly once, status being what rma would have returned. done may run
+	 * on any thread, the caller's included and before rma_post returns; the
+	 * core's done only records the status and wakes its engine (it neither
+	 * blocks nor calls the provider), so a provider may call it with its own
+	 * locks held. A non-zero return is the transfer's result: nothing was
+	 * posted and done is not called. Order between posted transfers is not
+	 * required: the core reports completions in posting order and holds an
+	 * XRMA_RMA_FENCE transfer back until every earlier one completed.
+	 * Without rma_post the engine runs transfers one at a time through rma.
+	 */
+	int (*rma_post)(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
+			const struct iovec *iov, size_t count, uint32_t flags,
+			void (*done)(void *arg, int status), void *arg);
+
 	/* --- optional, each tied to a capability bit --- */
 	/* XRMA_CAP_REGISTER: back exportable memory with the caller's pages. */
 	int (*mem_register)(void *state, void *addr, size_t len, struct xrma_prov_mem **mem);

@@ -87,6 +87,7 @@ struct ofi_op {
 /* A received-message buffer, always posted except while being handled. */
 struct ofi_rx {
 	struct ofi_op op;
+	bool posted;           /* under poll_lock (or before the progress thread starts) */
 	unsigned char buf[sizeof(struct ofi_hdr) + OFI_MSG_MAX];
 };
 
@@ -101,14 +102,24 @@ struct ofi_tx {
 	unsigned char buf[];
 };
 
-/* A synchronous transfer: chunks in flight and the first error. */
+/*
+ * A transfer: chunks in flight and the first error. A synchronous one has a
+ * waiter; an asynchronous one (rma_post) has done/arg, sits on ep->rma_live
+ * until its last chunk completed, and reports once (at its end, or earlier
+ * with XRMA_ELOST when its owner is declared gone).
+ */
 struct ofi_rma_wait {
 	struct ofi_op op;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	atomic_int pending;    /* chunks posted and not completed */
+	atomic_int pending;    /* chunks posted and not completed (+1 while posting, async) */
 	int status;            /* under lock: 0 or the first error (negative XRMA_E*) */
 	bool abandoned;        /* under lock: the waiter left; the last completion frees */
+	void (*done)(void *arg, int status);   /* fixed: asynchronous only */
+	void *arg;                             /* fixed */
+	atomic_bool reported;                  /* done was called */
+	struct xrma_prov_addr owner;           /* fixed: whose memory (async) */
+	struct ofi_rma_wait *live_prev, *live_next;   /* ep->rma_live; under ep->lock */
 };
 
 /* A node of the node file, and what we know about its endpoint. */
@@ -214,6 +225,7 @@ struct ofi_ep {
 	size_t gone_count, gone_next;        /* under lock */
 	bool closing;                        /* under lock */
 	struct ofi_tx *tx_live;              /* under lock: every send not yet completed */
+	struct ofi_rma_wait *rma_live;       /* under lock: asynchronous transfers in flight */
 
 	int event_fd;                        /* fixed: the progress fd (events for the core) */
 	int wake_fd;                         /* fixed: wakes the progress thread */
@@ -224,6 +236,7 @@ struct ofi_ep {
 	pthread_t thread;                    /* fixed: the progress thread */
 	atomic_bool stop;
 	struct ofi_rx *rx;                   /* fixed: OFI_RX_COUNT buffers */
+	atomic_bool rx_unposted;             /* some buffer waits to be reposted */
 
 	pthread_mutex_t names_lock;
 	struct ofi_names names[XRMA_NS_COUNT];   /* under names_lock */
@@ -288,7 +301,14 @@ int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_
 	    const struct iovec *iov, size_t count, uint32_t flags);
 int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,
 	       uint64_t operand, uint64_t compare, uint64_t *old);
+int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
+		 const struct iovec *iov, size_t count, uint32_t flags,
+		 void (*done)(void *arg, int status), void *arg);
 /* A transfer's completion (from ofi_cq_poll): status 0 or a negative XRMA_E*. */
-void ofi_rma_complete(struct ofi_rma_wait *w, int status);
+void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status);
+/* The owner's incarnation is gone: asynchronous transfers to it report XRMA_ELOST now. */
+void ofi_rma_owner_lost_locked(struct ofi_ep *ep, const struct xrma_prov_addr *owner);
+/* At close, after the endpoint: free asynchronous records whose chunks never completed. */
+void ofi_rma_release(struct ofi_ep *ep);
 
 #endif

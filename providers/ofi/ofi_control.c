@@ -158,6 +158,7 @@ static void peer_down_locked(struct ofi_ep *ep, struct ofi_peer *peer, int statu
 		if (ep->gone_count < OFI_GONE_MAX)
 			ep->gone_count++;
 		event_push_locked(ep, &addr, status, NULL, 0);
+		ofi_rma_owner_lost_locked(ep, &addr);
 	}
 	peer->ep = 0;
 	peer->contact = false;
@@ -248,6 +249,17 @@ static int send_locked(struct ofi_ep *ep, struct ofi_peer *peer, uint32_t kind, 
 	return 0;
 }
 
+/*
+ * Time since then. Stamps are taken under ep->lock by whichever thread sends or
+ * receives, so one may be later than a now read before that thread let go of
+ * the lock: such an age is 0, never a huge unsigned difference (which dropped
+ * fresh messages and declared fresh peers lost).
+ */
+static uint64_t age_ns(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
 /* Retry queued sends; drop what waited longer than the liveness timeout. */
 static void flush_queues_locked(struct ofi_ep *ep, uint64_t now)
 {
@@ -258,7 +270,7 @@ static void flush_queues_locked(struct ofi_ep *ep, uint64_t now)
 
 		while (peer->q_head) {
 			struct ofi_tx *tx = peer->q_head;
-			int ret = now - tx->queued_ns > limit ? -XRMA_ETIMEDOUT
+			int ret = age_ns(now, tx->queued_ns) > limit ? -XRMA_ETIMEDOUT
 							       : tx_post_locked(ep, peer, tx);
 
 			if (ret == -XRMA_EAGAIN)
@@ -528,18 +540,35 @@ out:
 	pthread_mutex_unlock(&ep->lock);
 }
 
+/* Post a receive buffer; one libfabric cannot take now is retried by the progress thread. */
 static void rx_post(struct ofi_ep *ep, struct ofi_rx *rx)
 {
 	void *desc = ep->rx_mr ? fi_mr_desc(ep->rx_mr) : NULL;
 	int ret;
 
 	/* The queue has room for every buffer we own; EAGAIN only asks for progress. */
-	for (int tries = 0; tries < 1000; tries++) {
+	for (int tries = 0; tries < 100; tries++) {
 		ret = (int)fi_recv(ep->ep, rx->buf, sizeof(rx->buf), desc, FI_ADDR_UNSPEC, &rx->op);
-		if (ret != -FI_EAGAIN)
+		if (ret != -FI_EAGAIN) {
+			rx->posted = !ret;
+			if (ret)
+				break;
 			return;
+		}
 		fi_cq_read(ep->cq, NULL, 0);
 	}
+	rx->posted = false;
+	atomic_store(&ep->rx_unposted, true);
+}
+
+/* Repost buffers an earlier rx_post could not (poll_lock held). */
+static void rx_repost_locked(struct ofi_ep *ep)
+{
+	if (!atomic_exchange(&ep->rx_unposted, false))
+		return;
+	for (int i = 0; i < OFI_RX_COUNT; i++)
+		if (!ep->rx[i].posted)
+			rx_post(ep, &ep->rx[i]);
 }
 
 static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err)
@@ -550,6 +579,7 @@ static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err)
 		return;
 	switch (op->kind) {
 	case OFI_OP_RX:
+		((struct ofi_rx *)op)->posted = false;
 		if (!err)
 			handle_msg(ep, ((struct ofi_rx *)op)->buf, len);
 		if (err != -XRMA_ECANCELED && !atomic_load(&ep->stop))
@@ -564,7 +594,7 @@ static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err)
 		tx_free((struct ofi_tx *)op);
 		break;
 	case OFI_OP_RMA:
-		ofi_rma_complete((struct ofi_rma_wait *)op, err);
+		ofi_rma_complete(ep, (struct ofi_rma_wait *)op, err);
 		break;
 	}
 }
@@ -624,11 +654,11 @@ static void liveness_locked(struct ofi_ep *ep, uint64_t now)
 
 		if (!peer->contact)
 			continue;
-		if (now - peer->last_heard_ns > limit) {
+		if (age_ns(now, peer->last_heard_ns) > limit) {
 			peer_down_locked(ep, peer, -XRMA_ELOST);
 			continue;
 		}
-		if (now - peer->last_beat_ns >= beat) {
+		if (age_ns(now, peer->last_beat_ns) >= beat) {
 			peer->last_beat_ns = now;
 			send_locked(ep, peer, OFI_MSG_HEARTBEAT, peer->ep, 0, 0, 0, NULL, 0);
 		}
@@ -648,9 +678,10 @@ static void *progress_main(void *arg)
 
 		pthread_mutex_lock(&ep->poll_lock);
 		n = cq_poll_locked(ep);
+		rx_repost_locked(ep);
 		pthread_mutex_unlock(&ep->poll_lock);
-		now = ofi_now_ns();
 		pthread_mutex_lock(&ep->lock);
+		now = ofi_now_ns();
 		flush_queues_locked(ep, now);
 		liveness_locked(ep, now);
 		pthread_mutex_unlock(&ep->lock);
@@ -711,6 +742,7 @@ int ofi_control_start(struct ofi_ep *ep)
 		ret = -XRMA_EIO;
 		goto err;
 	}
+	atomic_init(&ep->rx_unposted, false);
 	for (int i = 0; i < OFI_RX_COUNT; i++) {
 		ep->rx[i].op.kind = OFI_OP_RX;
 		rx_post(ep, &ep->rx[i]);
@@ -757,6 +789,7 @@ void ofi_control_release(struct ofi_ep *ep)
 		tx_unlink_locked(ep, tx);
 		tx_free(tx);
 	}
+	ofi_rma_release(ep);
 	while ((ev = ep->ev_head)) {
 		ep->ev_head = ev->next;
 		free(ev);

@@ -348,6 +348,7 @@ static const struct xrma_provider_ops ofi_ops = {
 	.mem_import = ofi_mem_import,
 	.mem_unimport = ofi_mem_unimport,
 	.rma = ofi_rma,
+	.rma_post = ofi_rma_post,
 	.mem_register = ofi_mem_register,
 	.atomic = ofi_atomic,
 };

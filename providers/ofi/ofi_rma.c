@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * providers/ofi/ofi_rma.c: transfers and atomics with fi_writemsg, fi_readmsg,
- * fi_fetch_atomic and fi_compare_atomic. The contract's rma op is synchronous:
- * the vector is cut into chunks (the provider's iov limit, 1 GiB at most),
- * all posted, and the call returns when every chunk completed. Writes ask for
+ * fi_fetch_atomic and fi_compare_atomic. The vector is cut into chunks (the
+ * provider's iov limit, 1 GiB at most), all posted; the synchronous rma op
+ * returns when every chunk completed, rma_post reports through the core's done
+ * when the last one did (whoever polls the CQ calls it), so the core's engine
+ * keeps many transfers in flight. Writes ask for
  * FI_DELIVERY_COMPLETE, so a write that returned is in the target's memory and
  * a control message sent afterwards cannot overtake it. XRMA_RMA_ORDERED on a
  * provider without write-after-write order writes the last 64 bytes after the
@@ -59,9 +61,35 @@ static void wait_free(struct rma_wait_ext *x)
 	free(x);
 }
 
-void ofi_rma_complete(struct ofi_rma_wait *w, int status)
+static int transfer_status(int ret)
 {
-	bool last, abandoned;
+	if (ret == -XRMA_ELOST || ret == -XRMA_ENOMEM || !ret)
+		return ret;
+	return -XRMA_ETRANSFER;
+}
+
+/* An asynchronous transfer's last chunk completed: off the live list, report (once), free. */
+static void async_finish(struct ofi_ep *ep, struct rma_wait_ext *x)
+{
+	struct ofi_rma_wait *w = &x->w;
+
+	pthread_mutex_lock(&ep->lock);
+	if (w->live_prev)
+		w->live_prev->live_next = w->live_next;
+	else
+		ep->rma_live = w->live_next;
+	if (w->live_next)
+		w->live_next->live_prev = w->live_prev;
+	pthread_mutex_unlock(&ep->lock);
+	if (!atomic_exchange(&w->reported, true))
+		w->done(w->arg, transfer_status(w->status));
+	wait_free(x);
+}
+
+void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status)
+{
+	/* Read before our share is given up: a synchronous waiter frees w once pending is 0. */
+	bool async = w->done != NULL, last, abandoned;
 
 	pthread_mutex_lock(&w->lock);
 	if (status && !w->status)
@@ -71,8 +99,31 @@ void ofi_rma_complete(struct ofi_rma_wait *w, int status)
 	if (last)
 		pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
-	if (last && abandoned)
+	if (last && async)
+		async_finish(ep, (struct rma_wait_ext *)w);
+	else if (last && abandoned)
 		wait_free((struct rma_wait_ext *)w);
+}
+
+void ofi_rma_owner_lost_locked(struct ofi_ep *ep, const struct xrma_prov_addr *owner)
+{
+	/* Its chunks may never complete; the record stays until they do (or the endpoint closes). */
+	for (struct ofi_rma_wait *w = ep->rma_live; w; w = w->live_next)
+		if (w->owner.node == owner->node && w->owner.ep == owner->ep &&
+		    !atomic_exchange(&w->reported, true))
+			w->done(w->arg, -XRMA_ELOST);
+}
+
+void ofi_rma_release(struct ofi_ep *ep)
+{
+	while (ep->rma_live) {
+		struct ofi_rma_wait *w = ep->rma_live;
+
+		ep->rma_live = w->live_next;
+		if (!atomic_exchange(&w->reported, true))
+			w->done(w->arg, -XRMA_ECANCELED);
+		wait_free((struct rma_wait_ext *)w);
+	}
 }
 
 /* Whether owner is still the live incarnation of its node; its loss status if not. */
@@ -156,17 +207,18 @@ static int post_chunk(struct ofi_ep *ep, enum xrma_rma_op op, struct fi_msg_rma 
 	}
 }
 
-/* [offset, offset+total) of the remote range against the local vector, in chunks. */
-static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, fi_addr_t addr,
-		   size_t offset, const struct iovec *iov, size_t count, size_t total)
+/*
+ * Post [offset, offset+total) of the remote range against the local vector on
+ * x, in chunks; each chunk adds one to pending. The first failed post stops.
+ */
+static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, fi_addr_t addr,
+		     size_t offset, const struct iovec *iov, size_t count, size_t total,
+		     struct rma_wait_ext *x)
 {
 	bool local = (ep->mr_mode & FI_MR_LOCAL) != 0;
-	struct rma_wait_ext *x = wait_new(local ? count + 1 : 0);
 	size_t piece = 0, piece_off = 0, done = 0;
 	int ret = 0;
 
-	if (!x)
-		return -XRMA_ENOMEM;
 	while (done < total && !ret) {
 		struct iovec chunk[8];
 		void *desc[8] = { NULL };
@@ -209,6 +261,24 @@ static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, f
 			atomic_fetch_sub(&x->w.pending, 1);
 		done += bytes;
 	}
+	return ret;
+}
+
+static size_t tmp_max(const struct ofi_ep *ep, size_t count)
+{
+	return (ep->mr_mode & FI_MR_LOCAL) ? count + 1 : 0;
+}
+
+/* The synchronous transfer: post, then wait for every chunk. */
+static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, fi_addr_t addr,
+		   size_t offset, const struct iovec *iov, size_t count, size_t total)
+{
+	struct rma_wait_ext *x = wait_new(tmp_max(ep, count));
+	int ret;
+
+	if (!x)
+		return -XRMA_ENOMEM;
+	ret = rma_start(ep, op, r, addr, offset, iov, count, total, x);
 	if (ret) {
 		/* What was posted must still complete before the record can go. */
 		int waited = wait_all(ep, x, &r->owner, NULL);
@@ -232,13 +302,6 @@ static void split_iov(const struct iovec *iov, size_t count, size_t at, struct i
 			tail[(*nt)++] = (struct iovec){ (char *)iov[i].iov_base + cut, len - cut };
 		at -= cut;
 	}
-}
-
-static int transfer_status(int ret)
-{
-	if (ret == -XRMA_ELOST || ret == -XRMA_ENOMEM || !ret)
-		return ret;
-	return -XRMA_ETRANSFER;
 }
 
 int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
@@ -277,6 +340,52 @@ int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_
 		return transfer_status(ret);
 	}
 	return transfer_status(rma_run(ep, op, r, addr, offset, iov, count, total));
+}
+
+int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
+		 const struct iovec *iov, size_t count, uint32_t flags,
+		 void (*done)(void *arg, int status), void *arg)
+{
+	struct ofi_ep *ep = state;
+	struct ofi_rmem *r = (struct ofi_rmem *)rmem;
+	struct rma_wait_ext *x;
+	size_t total = 0;
+	fi_addr_t addr;
+	int ret;
+
+	if (!r || !done || (!iov && count) || (op != XRMA_RMA_WRITE && op != XRMA_RMA_READ))
+		return -XRMA_EINVAL;
+	for (size_t i = 0; i < count; i++)
+		total += iov[i].iov_len;
+	if (offset > r->len || total > r->len - offset)
+		return -XRMA_ERANGE;
+	if (!total || (op == XRMA_RMA_WRITE && (flags & XRMA_RMA_ORDERED) && !ep->waw_ordered &&
+		       total > ORDERED_TAIL)) {
+		/* The tail must wait for the body's delivery: that one runs here, to its end. */
+		done(arg, ofi_rma(state, op, rmem, offset, iov, count, flags));
+		return 0;
+	}
+	ret = owner_status(ep, &r->owner, &addr);
+	if (ret)
+		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
+	x = wait_new(tmp_max(ep, count));
+	if (!x)
+		return -XRMA_ENOMEM;
+	x->w.done = done;
+	x->w.arg = arg;
+	x->w.owner = r->owner;
+	atomic_init(&x->w.reported, false);
+	/* Our own share of pending: no completion can finish the record while we post. */
+	atomic_store(&x->w.pending, 1);
+	pthread_mutex_lock(&ep->lock);
+	x->w.live_next = ep->rma_live;
+	if (ep->rma_live)
+		ep->rma_live->live_prev = &x->w;
+	ep->rma_live = &x->w;
+	pthread_mutex_unlock(&ep->lock);
+	ret = rma_start(ep, op, r, addr, offset, iov, count, total, x);
+	ofi_rma_complete(ep, &x->w, ret);
+	return 0;
 }
 
 int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,

@@ -49,6 +49,89 @@ static char fabric[XRMA_NAME_MAX];
 static char nodes_path[256];
 static char dir_path[200];
 
+/* ---- what a test holds, released by its teardown when an assertion cuts it short ---- */
+
+enum held_kind { HELD_CTX, HELD_SEG, HELD_RSEG, HELD_CONN, HELD_INTR };
+#define HELD_MAX 16
+#define KIDS_MAX 2
+
+struct held {
+	enum held_kind kind;
+	void *handle;
+};
+static struct held held[HELD_MAX];
+static size_t held_count;
+static struct proc kids[KIDS_MAX];
+static char netns_held[2][32];
+
+/* Remember handle for the teardown (the test itself still closes it; a second close is an error,
+ * never a crash: handles are validated). */
+static void hold(enum held_kind kind, void *handle)
+{
+	if (handle && held_count < HELD_MAX)
+		held[held_count++] = (struct held){ kind, handle };
+}
+
+/* Start role as node on the test's fabric; the teardown kills it if the test did not join it. */
+static struct proc *kid_start(uint32_t node, const char *role, const char *arg)
+{
+	for (size_t i = 0; i < KIDS_MAX; i++) {
+		if (kids[i].pid > 0)
+			continue;
+		if (proc_spawn(&kids[i], fabric, node, role, arg))
+			break;
+		return &kids[i];
+	}
+	fail_msg("cannot start child %s as node %u", role, node);
+	return NULL;
+}
+
+static int test_up(void **state)
+{
+	(void)state;
+	held_count = 0;
+	for (size_t i = 0; i < KIDS_MAX; i++)
+		kids[i] = (struct proc){ .pid = -1, .pidfd = -1, .sock = -1 };
+	memset(netns_held, 0, sizeof(netns_held));
+	setenv("XRMA_OFI_NODES", nodes_path, 1);
+	return 0;
+}
+
+/* Kill children first (their imports then cannot hold ours), then close what is left, newest first,
+ * so a failed test does not leave node 1's endpoint taken for the next one. */
+static int test_down(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < KIDS_MAX; i++)
+		if (kids[i].pid > 0)
+			proc_kill(&kids[i]);
+	while (held_count) {
+		void *h = held[--held_count].handle;
+
+		switch (held[held_count].kind) {
+		case HELD_CTX: xrma_ctx_close(h); break;
+		case HELD_SEG:
+			xrma_seg_unexport(h, XRMA_UNEXPORT_FORCE);
+			xrma_seg_close(h);
+			break;
+		case HELD_RSEG: xrma_rseg_close(h); break;
+		case HELD_CONN: xrma_conn_close(h); break;
+		case HELD_INTR: xrma_intr_close(h); break;
+		}
+	}
+	for (size_t i = 0; i < 2; i++) {
+		if (netns_held[i][0]) {
+			char cmd[64];
+
+			snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null", netns_held[i]);
+			if (system(cmd)) {
+				/* Already gone. */
+			}
+		}
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ set-up */
 
 /* A TCP port free right now on 127.0.0.1 (the kernel's pick). */
@@ -81,8 +164,11 @@ static int write_node_file(const char *path, const char *const *lines, size_t n)
 static int ctx_open_node(uint32_t node, struct xrma_ctx **ctx)
 {
 	struct xrma_ctx_attr attr = { .provider = "ofi", .fabric = NULL, .node_id = node };
+	int ret = xrma_ctx_open(&attr, ctx);
 
-	return xrma_ctx_open(&attr, ctx);
+	if (!ret)
+		hold(HELD_CTX, *ctx);
+	return ret;
 }
 
 static int child_ctx(struct xrma_ctx **ctx)
@@ -98,6 +184,7 @@ static int seg_make(struct xrma_ctx *ctx, uint64_t id, size_t len, uint8_t seed,
 
 	if (ret)
 		return ret;
+	hold(HELD_SEG, *seg);
 	if (seed) {
 		xrma_seg_addr(*seg, &p);
 		fixture_pattern(p, len, seed, 0);
@@ -111,8 +198,10 @@ static int private_seg(struct xrma_ctx *ctx, size_t len, struct xrma_seg **seg, 
 				    .flags = XRMA_SEG_PRIVATE };
 	int ret = xrma_seg_open(ctx, &la, seg);
 
-	if (!ret)
+	if (!ret) {
+		hold(HELD_SEG, *seg);
 		xrma_seg_addr(*seg, (void **)p);
+	}
 	return ret;
 }
 
@@ -395,7 +484,11 @@ static int group_up(void **state)
 
 static int group_down(void **state)
 {
+	char path[300];
+
 	(void)state;
+	snprintf(path, sizeof(path), "%s/nodes-netns", dir_path);
+	unlink(path);
 	unlink(nodes_path);
 	rmdir(dir_path);
 	return 0;
@@ -407,7 +500,7 @@ static void test_export_import_rma_both_directions(void **state)
 	struct xrma_ctx_info info;
 	struct xrma_seg *seg, *local;
 	struct xrma_rseg *r;
-	struct proc child;
+	struct proc *child;
 	unsigned char *p, *lp;
 	uint64_t word;
 
@@ -420,11 +513,12 @@ static void test_export_import_rma_both_directions(void **state)
 	assert_true(info.caps.flags & XRMA_CAP_MULTIPROC);
 	assert_rc(seg_make(ctx, SEG_ID, SEG_LEN, 3, &seg), 0);
 	xrma_seg_addr(seg, (void **)&p);
-	assert_int_equal(proc_spawn(&child, fabric, 2, "importer", NULL), 0);
-	assert_int_equal(proc_expect(child.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	child = kid_start(2, "importer", NULL);
+	assert_int_equal(proc_expect(child->sock, MSG_READY, MP_TIMEOUT_MS), 0);
 	/* Our direction: read the child's segment, write into it. */
 	assert_rc(xrma_rseg_open(ctx, 2, SEG_ID + 1, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
 				 0, MP_TIMEOUT_MS, &r), 0);
+	hold(HELD_RSEG, r);
 	assert_rc(private_seg(ctx, SEG_LEN, &local, &lp), 0);
 	assert_rc(rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, SEG_LEN), 0);
 	assert_true(fixture_pattern_check(lp, SEG_LEN, 8, 0) == FIXTURE_MATCH);
@@ -432,8 +526,8 @@ static void test_export_import_rma_both_directions(void **state)
 	assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, SEG_LEN - 8, 16), XRMA_ERANGE);
 	assert_rc(xrma_rseg_close(r), 0);
 	/* Its direction. */
-	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
-	assert_int_equal(proc_expect(child.sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
 	/*
 	 * Our progress thread stored the child's bytes. The child's message orders that
 	 * before our reads, but ThreadSanitizer cannot see a message between processes:
@@ -448,8 +542,8 @@ static void test_export_import_rma_both_directions(void **state)
 	if (info.caps.flags & XRMA_CAP_ATOMIC)
 		assert_true(word == 0x1122334455667789ull);
 	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
-	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
-	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
+	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
 	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_seg_close(local), 0);
 	assert_rc(xrma_seg_close(seg), 0);
@@ -460,7 +554,7 @@ static void test_connection_byte_stream(void **state)
 {
 	struct xrma_ctx *ctx;
 	struct xrma_conn *l, *c;
-	struct proc child;
+	struct proc *child;
 	uint32_t port = PORT;
 	static char out[200000], in[200000];
 	size_t got = 0;
@@ -468,11 +562,13 @@ static void test_connection_byte_stream(void **state)
 	(void)state;
 	assert_rc(ctx_open_node(1, &ctx), 0);
 	assert_rc(xrma_conn_open(ctx, 0, &l), 0);
+	hold(HELD_CONN, l);
 	assert_rc(xrma_conn_bind(l, &port, 0, 0), 0);
 	assert_rc(xrma_conn_listen(l, 4), 0);
-	assert_int_equal(proc_spawn(&child, fabric, 2, "stream", NULL), 0);
-	assert_int_equal(proc_send(child.sock, MSG_READY), 0);
+	child = kid_start(2, "stream", NULL);
+	assert_int_equal(proc_send(child->sock, MSG_READY), 0);
 	assert_rc(xrma_conn_accept(l, MP_TIMEOUT_MS, &c), 0);
+	hold(HELD_CONN, c);
 	/* More than the window several times over, in order; each piece's echo read
 	 * before the next goes (both windows are bounded). */
 	fixture_pattern(out, sizeof(out), 17, 0);
@@ -493,7 +589,7 @@ static void test_connection_byte_stream(void **state)
 	for (size_t i = 0; i < sizeof(in); i++)
 		assert_int_equal((unsigned char)in[i], (unsigned char)(out[i] | 0x20));
 	assert_rc(xrma_conn_close(c), 0);
-	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_conn_close(l), 0);
 	assert_rc(xrma_ctx_close(ctx), 0);
 }
@@ -502,15 +598,16 @@ static void test_interrupts_as_messages(void **state)
 {
 	struct xrma_ctx *ctx;
 	struct xrma_intr *intr;
-	struct proc child;
+	struct proc *child;
 	uint64_t number = XRMA_ID_ANY;
 	int plain = 0, with_data = 0;
 
 	(void)state;
 	assert_rc(ctx_open_node(1, &ctx), 0);
 	assert_rc(xrma_intr_open(ctx, &number, 0, 0, 0, &intr), 0);
-	assert_int_equal(proc_spawn(&child, fabric, 2, "trigger", NULL), 0);
-	assert_int_equal(proc_send(child.sock, number), 0);
+	hold(HELD_INTR, intr);
+	child = kid_start(2, "trigger", NULL);
+	assert_int_equal(proc_send(child->sock, number), 0);
 	while (plain + with_data < 51) {
 		char data[16];
 		size_t len = sizeof(data);
@@ -527,8 +624,8 @@ static void test_interrupts_as_messages(void **state)
 	assert_int_equal(plain, 50);
 	assert_int_equal(with_data, 1);
 	assert_rc(xrma_intr_wait(intr, 0, NULL, NULL), XRMA_ETIMEDOUT);
-	assert_int_equal(proc_send(child.sock, MSG_DONE), 0);
-	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(child->sock, MSG_DONE), 0);
+	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_intr_close(intr), 0);
 	assert_rc(xrma_ctx_close(ctx), 0);
 }
@@ -538,7 +635,7 @@ static void test_lookups_and_unknown_or_silent_nodes(void **state)
 	struct xrma_ctx *ctx, *again;
 	struct xrma_rseg *r;
 	struct xrma_conn *c;
-	struct proc child;
+	struct proc *child;
 	uint32_t nodes[8];
 	size_t n = 0;
 	uint64_t t0;
@@ -560,11 +657,12 @@ static void test_lookups_and_unknown_or_silent_nodes(void **state)
 	assert_true(fixture_now_ms() - t0 < 2 * LIVENESS_MS + 1000);
 	assert_rc(xrma_node_probe(ctx, 9, 200), XRMA_EHOSTUNREACH);
 	assert_rc(xrma_conn_open(ctx, 0, &c), 0);
+	hold(HELD_CONN, c);
 	assert_rc(xrma_conn_connect(c, 7, PORT, MP_TIMEOUT_MS), XRMA_ENODEV);
 	assert_rc(xrma_conn_close(c), 0);
 	/* A live node: its names are found, others are not. */
-	assert_int_equal(proc_spawn(&child, fabric, 2, "exporter", "31"), 0);
-	assert_int_equal(proc_expect(child.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	child = kid_start(2, "exporter", "31");
+	assert_int_equal(proc_expect(child->sock, MSG_READY, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_node_probe(ctx, 2, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_node_probe(ctx, 1, 0), 0);
 	assert_rc(xrma_node_list(ctx, nodes, 8, &n), 0);
@@ -573,6 +671,7 @@ static void test_lookups_and_unknown_or_silent_nodes(void **state)
 	assert_int_equal(nodes[1], 2);
 	assert_rc(xrma_rseg_open(ctx, 2, 32, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), XRMA_ENOENT);
 	assert_rc(xrma_rseg_open(ctx, 2, 31, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
+	hold(HELD_RSEG, r);
 	{
 		struct xrma_seg *local;
 		unsigned char *lp;
@@ -585,8 +684,8 @@ static void test_lookups_and_unknown_or_silent_nodes(void **state)
 		assert_rc(xrma_seg_close(local), 0);
 	}
 	assert_rc(xrma_rseg_close(r), 0);
-	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
-	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
+	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_ctx_close(ctx), 0);
 }
 
@@ -606,7 +705,7 @@ static void test_peer_killed_survivor_sees_lost(void **state)
 	struct xrma_seg *seg, *local;
 	struct xrma_rseg *r;
 	struct xrma_event ev;
-	struct proc child;
+	struct proc *child;
 	unsigned char *lp;
 	uint64_t t0;
 
@@ -614,12 +713,13 @@ static void test_peer_killed_survivor_sees_lost(void **state)
 	assert_rc(ctx_open_node(1, &ctx), 0);
 	assert_rc(seg_make(ctx, SEG_ID, SEG_LEN, 3, &seg), 0);
 	assert_rc(private_seg(ctx, 4096, &local, &lp), 0);
-	assert_int_equal(proc_spawn(&child, fabric, 2, "writer", NULL), 0);
-	assert_int_equal(proc_send(child.sock, MSG_READY), 0);
-	assert_int_equal(proc_expect(child.sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	child = kid_start(2, "writer", NULL);
+	assert_int_equal(proc_send(child->sock, MSG_READY), 0);
+	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
 	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_rseg_open(ctx, 2, 555, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
-	assert_int_equal(proc_kill(&child), 128 + SIGKILL);
+	hold(HELD_RSEG, r);
+	assert_int_equal(proc_kill(child), 128 + SIGKILL);
 	t0 = fixture_now_ms();
 	/* The owner hears of the importer's death, the importer of the owner's. */
 	do
@@ -633,12 +733,12 @@ static void test_peer_killed_survivor_sees_lost(void **state)
 	assert_rc(xrma_rseg_close(r), 0);
 	assert_rc(xrma_node_probe(ctx, 2, 200), XRMA_EHOSTUNREACH);
 	/* The survivor goes on: a new node 2 imports the same segment. */
-	assert_int_equal(proc_spawn(&child, fabric, 2, "writer", "close"), 0);
-	assert_int_equal(proc_send(child.sock, MSG_READY), 0);
-	assert_int_equal(proc_expect(child.sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	child = kid_start(2, "writer", "close");
+	assert_int_equal(proc_send(child->sock, MSG_READY), 0);
+	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
 	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
-	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
-	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
+	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
 	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_seg_close(local), 0);
 	assert_rc(xrma_seg_close(seg), 0);
@@ -650,16 +750,17 @@ static void test_owner_withdraws_and_closes(void **state)
 	struct xrma_ctx *ctx;
 	struct xrma_seg *seg;
 	struct xrma_rseg *r;
-	struct proc child;
+	struct proc *child;
 
 	(void)state;
 	assert_rc(ctx_open_node(1, &ctx), 0);
 	assert_rc(seg_make(ctx, SEG_ID, SEG_LEN, 3, &seg), 0);
-	assert_int_equal(proc_spawn(&child, fabric, 2, "exporter", "44"), 0);
-	assert_int_equal(proc_expect(child.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	child = kid_start(2, "exporter", "44");
+	assert_int_equal(proc_expect(child->sock, MSG_READY, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_rseg_open(ctx, 2, 44, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
-	assert_int_equal(proc_send(child.sock, MSG_GO), 0);
-	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	hold(HELD_RSEG, r);
+	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
+	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
 	/* The owner cut us off, closed its segment and then its context, in order. */
 	assert_int_equal(rseg_wait_state(r, XRMA_RSEG_LOST, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_node_probe(ctx, 2, 200), XRMA_EHOSTUNREACH);
@@ -690,7 +791,7 @@ static void test_two_hosts_in_network_namespaces(void **state)
 	const char *lines[2] = { la, lb };
 	unsigned tag = (unsigned)getpid() & 0xffff;
 	unsigned net = (unsigned)getpid() % 200 + 20;
-	struct proc owner, user;
+	struct proc *owner, *user;
 	int ok;
 
 	(void)state;
@@ -706,8 +807,9 @@ static void test_two_hosts_in_network_namespaces(void **state)
 		 nsa, net, tag & 0xff, tag, nsa, tag, nsa) &&
 	     !sh("ip -n %s addr add 10.%u.%u.2/24 dev v%04xb && ip -n %s link set v%04xb up && ip -n %s link set lo up",
 		 nsb, net, tag & 0xff, tag, nsb, tag, nsb);
+	snprintf(netns_held[0], sizeof(netns_held[0]), "%s", nsa);
+	snprintf(netns_held[1], sizeof(netns_held[1]), "%s", nsb);
 	if (!ok) {
-		sh("ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null", nsa, nsb);
 		print_message("two-host test skipped: this system refused to make namespaces or a veth pair\n");
 		skip();
 	}
@@ -717,31 +819,28 @@ static void test_two_hosts_in_network_namespaces(void **state)
 	snprintf(path, sizeof(path), "%s/nodes-netns", dir_path);
 	assert_int_equal(write_node_file(path, lines, 2), 0);
 	setenv("XRMA_OFI_NODES", path, 1);
-	ok = proc_spawn(&owner, fabric, 1, "ns_owner", nsa) == 0 &&
-	     proc_spawn(&user, fabric, 2, "ns_user", nsb) == 0;
+	owner = kid_start(1, "ns_owner", nsa);
+	user = kid_start(2, "ns_user", nsb);
 	setenv("XRMA_OFI_NODES", nodes_path, 1);
-	assert_true(ok);
-	assert_int_equal(proc_expect(owner.sock, MSG_READY, MP_TIMEOUT_MS), 0);
-	assert_int_equal(proc_send(user.sock, MSG_GO), 0);
-	assert_int_equal(proc_expect(user.sock, MSG_DONE, MP_TIMEOUT_MS), 0);
-	assert_int_equal(proc_send(owner.sock, MSG_DONE), 0);
-	ok = proc_join(&user, MP_TIMEOUT_MS) == 0;
-	ok = proc_join(&owner, MP_TIMEOUT_MS) == 0 && ok;
-	sh("ip netns del %s; ip netns del %s", nsa, nsb);
-	unlink(path);
+	assert_int_equal(proc_expect(owner->sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(user->sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(user->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(owner->sock, MSG_DONE), 0);
+	ok = proc_join(user, MP_TIMEOUT_MS) == 0;
+	ok = proc_join(owner, MP_TIMEOUT_MS) == 0 && ok;
 	assert_true(ok);
 }
 
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_export_import_rma_both_directions),
-		cmocka_unit_test(test_connection_byte_stream),
-		cmocka_unit_test(test_interrupts_as_messages),
-		cmocka_unit_test(test_lookups_and_unknown_or_silent_nodes),
-		cmocka_unit_test(test_peer_killed_survivor_sees_lost),
-		cmocka_unit_test(test_owner_withdraws_and_closes),
-		cmocka_unit_test(test_two_hosts_in_network_namespaces),
+		cmocka_unit_test_setup_teardown(test_export_import_rma_both_directions, test_up, test_down),
+		cmocka_unit_test_setup_teardown(test_connection_byte_stream, test_up, test_down),
+		cmocka_unit_test_setup_teardown(test_interrupts_as_messages, test_up, test_down),
+		cmocka_unit_test_setup_teardown(test_lookups_and_unknown_or_silent_nodes, test_up, test_down),
+		cmocka_unit_test_setup_teardown(test_peer_killed_survivor_sees_lost, test_up, test_down),
+		cmocka_unit_test_setup_teardown(test_owner_withdraws_and_closes, test_up, test_down),
+		cmocka_unit_test_setup_teardown(test_two_hosts_in_network_namespaces, test_up, test_down),
 	};
 	int rc;
 

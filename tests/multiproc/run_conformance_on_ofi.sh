@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# tests/multiproc/run_conformance_on_ofi.sh: the personalities' multi-process
+# conformance programs on the ofi provider (tcp;ofi_rxm over 127.0.0.1 unless
+# XRMA_OFI_PROVIDER says otherwise), with a node file made here that gives nodes
+# 0..8 a free port each (SCIF's host is node 0). Run from the build directory by
+# `make check-ofi-conformance` (not part of make check). Prints one line per
+# program and exits non-zero if any failed.
+set -u
+top_builddir=${1:-.}
+dir=$(mktemp -d /tmp/xrma-ofi-conf-XXXXXX) || exit 1
+trap 'rm -rf "$dir"' EXIT
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+for n in 0 1 2 3 4 5 6 7 8; do
+	echo "$n 127.0.0.1:$(free_port)"
+done > "$dir/nodes"
+
+XRMA_PROVIDER=ofi
+XRMA_OFI_NODES=$dir/nodes
+XRMA_OFI_LIVENESS_MS=${XRMA_OFI_LIVENESS_MS:-3000}
+export XRMA_PROVIDER XRMA_OFI_NODES XRMA_OFI_LIVENESS_MS
+
+failed=0
+for t in tests/conformance/sisci/test_sisci_multiproc \
+	 tests/conformance/scif/test_scif_multiproc \
+	 tests/conformance/pximc/test_pximc_multiproc; do
+	log=$dir/$(basename "$t").log
+	# Its own session (a program that signals its process group leaves us alone),
+	# and a bound: a program that hangs is reported as failed.
+	timeout -s KILL "${XRMA_OFI_CONFORMANCE_TIMEOUT:-120}" setsid -w "$top_builddir/$t" >"$log" 2>&1
+	st=$?
+	if [ $st -eq 0 ]; then
+		echo "PASS: $t on ofi"
+	else
+		echo "FAIL: $t on ofi (exit status $st; 137: killed after ${XRMA_OFI_CONFORMANCE_TIMEOUT:-120} s)"
+		grep -v '^libfabric' "$log" | sed 's/^/    /'
+		failed=1
+	fi
+done
+exit $failed
