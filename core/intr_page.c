@@ -1,26 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * core/intr_page.c: the trigger page of an interrupt (core/intr_page.h). The
- * futex is the shared (not private) kind, so owner and connector may live in
- * different processes mapping the same page.
+ * ring is a shared futex word (core/futex.h), so owner and connector may live
+ * in different processes mapping the same page.
  */
 #include "core/intr_page.h"
 
-#include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
+#include "core/futex.h"
+
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 #include <xrma/errors.h>
 #include <xrma/rseg.h>
 #include <xrma/seg.h>
-
-static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *ts)
-{
-	return syscall(SYS_futex, word, op, val, ts, NULL, 0);
-}
 
 void xrma_intr_page_create(struct xrma_core_ctx *ctx, struct xrma_intr_page_local *local)
 {
@@ -61,28 +52,12 @@ void xrma_intr_page_set_flag(struct xrma_intr_page *page, uint32_t flag, bool on
 
 void xrma_intr_page_kick(struct xrma_intr_page *page)
 {
-	atomic_fetch_add_explicit(&page->ring, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&page->sleepers, memory_order_seq_cst))
-		futex(&page->ring, FUTEX_WAKE, INT_MAX, NULL);
+	xrma_futex_bump(&page->ring, &page->sleepers);
 }
 
 int xrma_intr_page_sleep(struct xrma_intr_page *page, uint32_t seen, const struct xrma_deadline *d)
 {
-	struct timespec rel, *ts = NULL;
-	int left = xrma_deadline_remaining_ms(d);
-
-	if (left == 0)
-		return -XRMA_ETIMEDOUT;
-	if (left > 0) {
-		rel.tv_sec = left / 1000;
-		rel.tv_nsec = (long)(left % 1000) * 1000000L;
-		ts = &rel;
-	}
-	atomic_fetch_add_explicit(&page->sleepers, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&page->ring, memory_order_seq_cst) == seen)
-		futex(&page->ring, FUTEX_WAIT, seen, ts);
-	atomic_fetch_sub_explicit(&page->sleepers, 1, memory_order_seq_cst);
-	return 0;   /* the caller re-checks, and its deadline tells a timeout */
+	return xrma_futex_sleep(&page->ring, seen, &page->sleepers, d);
 }
 
 void xrma_intr_page_attach(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *owner,

@@ -9,19 +9,7 @@
  */
 #include "providers/util/hostfab.h"
 
-#include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
-#include <sched.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-#include "core/wait.h"
-
-static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *ts)
-{
-	return syscall(SYS_futex, word, op, val, ts, NULL, 0);
-}
+#include "core/futex.h"
 
 /* A writable directory of node whose link is up, for doorbells and scratchpads. */
 static int db_dir(struct hostfab_ep *ep, uint32_t node, struct hostfab_dir **dir)
@@ -60,9 +48,7 @@ int hostfab_db_ring(void *state, uint32_t node, uint64_t bits)
 	if (ret)
 		return ret;
 	atomic_fetch_or_explicit(&dir->db_pending, bits, memory_order_seq_cst);
-	atomic_fetch_add_explicit(&dir->db_futex, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&dir->db_sleepers, memory_order_seq_cst))
-		futex(&dir->db_futex, FUTEX_WAKE, INT_MAX, NULL);
+	xrma_futex_bump(&dir->db_futex, &dir->db_sleepers);
 	return 0;
 }
 
@@ -103,26 +89,15 @@ int hostfab_db_wait(void *state, uint64_t mask, int timeout_ms, uint64_t *fired)
 	}
 	xrma_deadline_set(&dl, timeout_ms);
 	for (;;) {
+		/* Read before taking: a ring after the take bumps the word and ends the sleep. */
 		uint32_t seq = atomic_load_explicit(&dir->db_futex, memory_order_seq_cst);
-		struct timespec rel, *ts = NULL;
-		long left;
 
 		if ((got = db_take(dir, mask))) {
 			*fired = got;
 			return 0;
 		}
-		left = xrma_deadline_remaining_ms(&dl);
-		if (left == 0)
+		if (xrma_futex_sleep(&dir->db_futex, seq, &dir->db_sleepers, &dl))
 			return -XRMA_ETIMEDOUT;
-		if (left > 0) {
-			rel.tv_sec = left / 1000;
-			rel.tv_nsec = (left % 1000) * 1000000L;
-			ts = &rel;
-		}
-		atomic_fetch_add_explicit(&dir->db_sleepers, 1, memory_order_seq_cst);
-		if (!(atomic_load_explicit(&dir->db_pending, memory_order_seq_cst) & mask))
-			futex(&dir->db_futex, FUTEX_WAIT, seq, ts);
-		atomic_fetch_sub_explicit(&dir->db_sleepers, 1, memory_order_seq_cst);
 	}
 }
 

@@ -14,20 +14,19 @@
  * to a dead endpoint and is reclaimed with its names and exports.
  */
 #include "providers/util/hostfab.h"
+#include "core/futex.h"
 #include "providers/prov_atomic.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -825,11 +824,6 @@ void hostfab_dir_export_set_access(struct hostfab_ep *ep, uint32_t index, uint32
 	hostfab_dir_unlock(dir);
 }
 
-static long futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *ts)
-{
-	return syscall(SYS_futex, word, op, val, ts, NULL, 0);
-}
-
 void hostfab_dir_export_remove(struct hostfab_ep *ep, uint32_t index, uint64_t gen)
 {
 	struct hostfab_dir *dir = ep->own->dir;
@@ -856,7 +850,7 @@ void hostfab_dir_export_remove(struct hostfab_ep *ep, uint32_t index, uint64_t g
 
 		if (!n)
 			break;
-		futex(active, FUTEX_WAIT, n, &slice);
+		xrma_futex_wait(active, n, &slice);
 	}
 	if (hostfab_dir_lock(ep, dir))
 		return;

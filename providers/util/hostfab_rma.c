@@ -19,13 +19,12 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "core/futex.h"
 #include "providers/prov_atomic.h"
 
 #define HOSTFAB_STAGE_TIMEOUT_MS 10000
@@ -97,14 +96,9 @@ static int rma_mapped(enum xrma_rma_op op, struct hostfab_rmem *r, size_t offset
 	return 0;
 }
 
-static long futex_wake(_Atomic uint32_t *word)
-{
-	return syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
 /* Cross-memory attach. 1: denied (use the staging path), 0, or a negative code. */
 static int rma_cma(enum xrma_rma_op op, struct hostfab_rmem *r, size_t offset,
-		   const struct iovec *iov, size_t count, size_t total)
+		   const struct iovec *iov, size_t count)
 {
 	struct hostfab_dir_export *e = &r->odir->dir->exports[r->key.index];
 	size_t done_vec = 0, moved = 0;
@@ -143,11 +137,10 @@ static int rma_cma(enum xrma_rma_op op, struct hostfab_rmem *r, size_t offset,
 		moved += len;
 		done_vec += n;
 	}
-	(void)total;
 out:
 	if (atomic_fetch_sub_explicit(&e->active, 1, memory_order_seq_cst) == 1 &&
 	    __atomic_load_n(&e->state, __ATOMIC_SEQ_CST) == HOSTFAB_EXPORT_REVOKED)
-		futex_wake(&e->active);
+		xrma_futex_wake_all(&e->active);
 	return ret;
 }
 
@@ -256,7 +249,7 @@ int hostfab_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, s
 	if (r->base)
 		return rma_mapped(op, r, offset, iov, count, total);
 	if (ep->cma && !atomic_load_explicit(&r->cma_denied, memory_order_relaxed)) {
-		ret = rma_cma(op, r, offset, iov, count, total);
+		ret = rma_cma(op, r, offset, iov, count);
 		if (ret != 1)
 			return ret;
 		atomic_store_explicit(&r->cma_denied, true, memory_order_relaxed);
