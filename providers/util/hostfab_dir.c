@@ -317,6 +317,19 @@ static bool dir_empty_locked(const struct hostfab_dir *dir)
 	return true;
 }
 
+/*
+ * Reclaim the dead endpoints of the file mapped by map (named path), and
+ * unlink it if nobody is left (under its lock). A live caller's own slot keeps
+ * its node's file in place.
+ */
+static void dir_reclaim_or_unlink_locked(struct hostfab_ep *ep, struct hostfab_dirmap *map,
+					 const char *path)
+{
+	hostfab_dir_reclaim_locked(ep, map);
+	if (dir_empty_locked(map->dir) && !dir_unlinked(map))
+		unlink(path);
+}
+
 int hostfab_dir_join(struct hostfab_ep *ep)
 {
 	for (int attempt = 0; attempt < 16; attempt++) {
@@ -401,11 +414,8 @@ void hostfab_dir_leave(struct hostfab_ep *ep)
 		hostfab_dir_write_begin(dir);
 		slot_clear_locked(dir, ep->slot);
 		hostfab_dir_write_end(dir);
-		hostfab_dir_reclaim_locked(ep, map);
-		if (dir_empty_locked(dir) && !dir_unlinked(map)) {
-			dir_path(ep, ep->self.node, path, sizeof(path));
-			unlink(path);
-		}
+		dir_path(ep, ep->self.node, path, sizeof(path));
+		dir_reclaim_or_unlink_locked(ep, map, path);
 		hostfab_dir_unlock(dir);
 	}
 	if (ep->slot_fd >= 0)
@@ -429,11 +439,8 @@ void hostfab_dir_remove_if_dead(struct hostfab_ep *ep, struct hostfab_dirmap *ma
 
 	if (!map->writable || hostfab_dir_lock(ep, map->dir))
 		return;
-	hostfab_dir_reclaim_locked(ep, map);
-	if (map != ep->own && dir_empty_locked(map->dir) && !dir_unlinked(map)) {
-		dir_path(ep, map->node, path, sizeof(path));
-		unlink(path);
-	}
+	dir_path(ep, map->node, path, sizeof(path));
+	dir_reclaim_or_unlink_locked(ep, map, path);
 	hostfab_dir_unlock(map->dir);
 }
 
@@ -484,9 +491,7 @@ void hostfab_dir_sweep_runtime(struct hostfab_ep *ep)
 		if (map.dir != MAP_FAILED &&
 		    atomic_load_explicit(&map.dir->magic, memory_order_acquire) == HOSTFAB_DIR_MAGIC &&
 		    hostfab_dir_lock(ep, map.dir) == 0) {
-			hostfab_dir_reclaim_locked(ep, &map);
-			if (dir_empty_locked(map.dir) && !dir_unlinked(&map))
-				unlink(path);
+			dir_reclaim_or_unlink_locked(ep, &map, path);
 			hostfab_dir_unlock(map.dir);
 		}
 		if (map.dir != MAP_FAILED)
