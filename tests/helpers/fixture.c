@@ -275,6 +275,20 @@ int fixture_seg_close(struct fixture_seg *seg)
 	return rc;
 }
 
+int fixture_rma_sync(struct xrma_ctx *ctx, enum xrma_rma_op op, struct xrma_seg *local,
+		     size_t local_offset, struct xrma_rseg *remote, size_t remote_offset, size_t len)
+{
+	struct xrma_iov iov = { .seg = local, .offset = local_offset, .len = len };
+	struct xrma_dmaq *q;
+	int ret = xrma_dmaq_open(ctx, 4, 0, &q);
+
+	if (ret)
+		return ret;
+	ret = xrma_dmaq_post(q, op, &iov, 1, remote, remote_offset, len, 1, XRMA_RMA_SYNC);
+	xrma_dmaq_close(q);
+	return ret;
+}
+
 /* ------------------------------------------------------------------ threads and time */
 
 static void fixture_deadline(struct timespec *ts, int timeout_ms)

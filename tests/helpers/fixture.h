@@ -118,6 +118,10 @@ int fixture_seg_make(struct xrma_ctx *ctx, size_t len, uint32_t access, bool exp
 		     struct fixture_seg *out);
 int fixture_seg_close(struct fixture_seg *seg);
 
+/* One XRMA_RMA_SYNC transfer through a queue of its own; the transfer's result. */
+int fixture_rma_sync(struct xrma_ctx *ctx, enum xrma_rma_op op, struct xrma_seg *local,
+		     size_t local_offset, struct xrma_rseg *remote, size_t remote_offset, size_t len);
+
 /* ------------------------------------------------------------------ threads and time */
 
 struct fixture_barrier {

@@ -65,21 +65,6 @@ static int seg_make(struct xrma_ctx *ctx, uint64_t id, size_t len, void *addr, u
 	return xrma_seg_export(*seg, 0);
 }
 
-/* One SYNC RMA through a private one-entry queue. */
-static int rma_sync(struct xrma_ctx *ctx, enum xrma_rma_op op, struct xrma_seg *local, size_t loff,
-		    struct xrma_rseg *remote, size_t roff, size_t len)
-{
-	struct xrma_dmaq *q;
-	struct xrma_iov iov = { .seg = local, .offset = loff, .len = len };
-	int ret = xrma_dmaq_open(ctx, 4, 0, &q);
-
-	if (ret)
-		return ret;
-	ret = xrma_dmaq_post(q, op, &iov, 1, remote, roff, len, 1, XRMA_RMA_SYNC);
-	xrma_dmaq_close(q);
-	return ret;
-}
-
 /* ------------------------------------------------------------------ children */
 
 /* Import node 1's segment, check its pattern by map and by RMA, then write back. */
@@ -106,10 +91,10 @@ static int child_importer(int sock, const char *arg)
 
 		PROC_CHECK_RC(xrma_seg_open(ctx, &la, &local), 0);
 		xrma_seg_addr(local, &lp);
-		PROC_CHECK_RC(rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, SEG_LEN), 0);
+		PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, SEG_LEN), 0);
 		PROC_CHECK(fixture_pattern_check(lp, SEG_LEN, 3, 0) == FIXTURE_MATCH);
 		fixture_pattern(lp, SEG_LEN / 2, seed, 0);
-		PROC_CHECK_RC(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, SEG_LEN / 2), 0);
+		PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, SEG_LEN / 2), 0);
 	}
 	/* A store through the mapping into the second half. */
 	fixture_pattern(map + SEG_LEN / 2, SEG_LEN / 2, (uint8_t)(seed + 1), SEG_LEN / 2);
@@ -143,11 +128,11 @@ static int child_registered(int sock, const char *arg)
 	PROC_CHECK_RC(xrma_rseg_map(r, 0, 4096, XRMA_MAP_READ, &map), XRMA_ENOTSUP);
 	PROC_CHECK_RC(xrma_seg_open(ctx, &la, &local), 0);
 	xrma_seg_addr(local, (void **)&lp);
-	PROC_CHECK_RC(rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, SEG_LEN), 0);
+	PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, SEG_LEN), 0);
 	PROC_CHECK(fixture_pattern_check(lp, SEG_LEN, 9, 0) == FIXTURE_MATCH);
 	/* Unaligned offset and odd length: bytes, not words. */
 	fixture_pattern(lp, SEG_LEN, 11, 0);
-	PROC_CHECK_RC(rma_sync(ctx, XRMA_RMA_WRITE, local, 1, r, 3, SEG_LEN - 7), 0);
+	PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 1, r, 3, SEG_LEN - 7), 0);
 	PROC_CHECK_RC(xrma_rseg_atomic(r, 0, XRMA_ATOMIC_SWAP, 0x1122334455667788ull, 0, &old), 0);
 	PROC_CHECK_RC(xrma_rseg_atomic(r, 0, XRMA_ATOMIC_FETCH_ADD, 1, 0, &old), 0);
 	PROC_CHECK(old == 0x1122334455667788ull);
@@ -199,7 +184,7 @@ static int child_writer_forever(int sock, const char *arg)
 	PROC_CHECK_RC(xrma_seg_open(ctx, &la, &local), 0);
 	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
 	for (;;)
-		PROC_CHECK_RC(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, SEG_LEN), 0);
+		PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, SEG_LEN), 0);
 }
 
 /* Export a segment on our fabric and report its id; wait to be told to go. */
@@ -644,13 +629,13 @@ static void test_link_down_and_up(void **state)
 	assert_rc(xrma_rseg_state(r, &st), 0);
 	assert_int_equal(st, XRMA_RSEG_NOT_OPERATIONAL);
 	/* While the link is down, transfers and registers fail, and probes find nobody. */
-	assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, 64), XRMA_ETRANSFER);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, 64), XRMA_ETRANSFER);
 	assert_rc(xrma_doorbell_ring(ctx, 2, 1), XRMA_ENETDOWN);
 	assert_non_null(strstr(xrma_error_detail(), "link"));
 	assert_rc(xrma_node_probe(ctx, 2, 100), XRMA_ENODEV);
 	assert_rc(xrma_node_set_link(ctx, 2, true), 0);
 	assert_rc(rseg_event(r, XRMA_EVENT_OPERATIONAL), 0);
-	assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, 64), 0);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, 64), 0);
 	assert_rc(xrma_node_probe(ctx, 2, 100), 0);
 	assert_rc(xrma_rseg_close(r), 0);
 	assert_rc(xrma_seg_close(local), 0);

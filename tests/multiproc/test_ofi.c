@@ -205,20 +205,6 @@ static int private_seg(struct xrma_ctx *ctx, size_t len, struct xrma_seg **seg, 
 	return ret;
 }
 
-static int rma_sync(struct xrma_ctx *ctx, enum xrma_rma_op op, struct xrma_seg *local, size_t loff,
-		    struct xrma_rseg *remote, size_t roff, size_t len)
-{
-	struct xrma_dmaq *q;
-	struct xrma_iov iov = { .seg = local, .offset = loff, .len = len };
-	int ret = xrma_dmaq_open(ctx, 4, 0, &q);
-
-	if (ret)
-		return ret;
-	ret = xrma_dmaq_post(q, op, &iov, 1, remote, roff, len, 1, XRMA_RMA_SYNC);
-	xrma_dmaq_close(q);
-	return ret;
-}
-
 /* ------------------------------------------------------------------ children */
 
 /* Import node 1's segment: mapping refused; read it, write new bytes, atomics; export ours. */
@@ -242,11 +228,11 @@ static int child_importer(int sock, const char *arg)
 	/* No load/store mapping over a network. */
 	PROC_CHECK_RC(xrma_rseg_map(r, 0, 4096, XRMA_MAP_READ, &map), XRMA_ENOTSUP);
 	PROC_CHECK_RC(private_seg(ctx, SEG_LEN, &local, &lp), 0);
-	PROC_CHECK_RC(rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, SEG_LEN), 0);
+	PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, SEG_LEN), 0);
 	PROC_CHECK(fixture_pattern_check(lp, SEG_LEN, 3, 0) == FIXTURE_MATCH);
 	/* Unaligned offset and odd length: bytes, not words. */
 	fixture_pattern(lp, SEG_LEN, 11, 0);
-	PROC_CHECK_RC(rma_sync(ctx, XRMA_RMA_WRITE, local, 1, r, 3, SEG_LEN - 7), 0);
+	PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 1, r, 3, SEG_LEN - 7), 0);
 	PROC_CHECK_RC(xrma_ctx_query(ctx, &info), 0);
 	if (info.caps.flags & XRMA_CAP_ATOMIC) {
 		PROC_CHECK_RC(xrma_rseg_atomic(r, 0, XRMA_ATOMIC_SWAP, 0x1122334455667788ull, 0, &old), 0);
@@ -345,7 +331,7 @@ static int child_writer(int sock, const char *arg)
 		return 0;
 	}
 	for (;;)
-		PROC_CHECK_RC(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, SEG_LEN), 0);
+		PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, SEG_LEN), 0);
 }
 
 /* Export segment arg and wait to be told to go; with a name space given, join it first. */
@@ -520,10 +506,10 @@ static void test_export_import_rma_both_directions(void **state)
 				 0, MP_TIMEOUT_MS, &r), 0);
 	hold(HELD_RSEG, r);
 	assert_rc(private_seg(ctx, SEG_LEN, &local, &lp), 0);
-	assert_rc(rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, SEG_LEN), 0);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, SEG_LEN), 0);
 	assert_true(fixture_pattern_check(lp, SEG_LEN, 8, 0) == FIXTURE_MATCH);
-	assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 100, 1000), 0);
-	assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, SEG_LEN - 8, 16), XRMA_ERANGE);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 100, 1000), 0);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, SEG_LEN - 8, 16), XRMA_ERANGE);
 	assert_rc(xrma_rseg_close(r), 0);
 	/* Its direction. */
 	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
@@ -677,10 +663,10 @@ static void test_lookups_and_unknown_or_silent_nodes(void **state)
 		unsigned char *lp;
 
 		assert_rc(private_seg(ctx, 4096, &local, &lp), 0);
-		assert_rc(rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 4096), 0);
+		assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 4096), 0);
 		assert_true(fixture_pattern_check(lp, 4096, 1, 0) == FIXTURE_MATCH);
 		/* Read-only import: the owner's registration refuses writes too. */
-		assert_rc(rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, 64), XRMA_EACCES);
+		assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, 64), XRMA_EACCES);
 		assert_rc(xrma_seg_close(local), 0);
 	}
 	assert_rc(xrma_rseg_close(r), 0);
@@ -729,7 +715,7 @@ static void test_peer_killed_survivor_sees_lost(void **state)
 	assert_int_equal(rseg_wait_state(r, XRMA_RSEG_LOST, 2 * LIVENESS_MS + 1000), 0);
 	assert_true(fixture_now_ms() - t0 < 2 * LIVENESS_MS + 1000);
 	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
-	assert_rc(rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), XRMA_ELOST);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), XRMA_ELOST);
 	assert_rc(xrma_rseg_close(r), 0);
 	assert_rc(xrma_node_probe(ctx, 2, 200), XRMA_EHOSTUNREACH);
 	/* The survivor goes on: a new node 2 imports the same segment. */

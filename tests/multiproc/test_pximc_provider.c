@@ -52,20 +52,6 @@ static int seg_make(struct xrma_ctx *ctx, uint64_t id, uint32_t flags, uint8_t s
 	return flags & XRMA_SEG_PRIVATE ? 0 : xrma_seg_export(*seg, 0);
 }
 
-static int rma_sync(struct xrma_ctx *ctx, enum xrma_rma_op op, struct xrma_seg *local,
-		    struct xrma_rseg *remote, size_t off, size_t len)
-{
-	struct xrma_dmaq *q;
-	struct xrma_iov iov = { .seg = local, .offset = off, .len = len };
-	int ret = xrma_dmaq_open(ctx, 4, 0, &q);
-
-	if (ret)
-		return ret;
-	ret = xrma_dmaq_post(q, op, &iov, 1, remote, off, len, 1, XRMA_RMA_SYNC);
-	xrma_dmaq_close(q);
-	return ret;
-}
-
 /* ------------------------------------------------------------------ children */
 
 /*
@@ -105,7 +91,7 @@ static int child_owner(int sock, const char *arg)
 	PROC_CHECK_RC(xrma_rseg_open(ctx, 1, PARENT_SEG_ID, XRMA_ACCESS_REMOTE_READ |
 				     XRMA_ACCESS_REMOTE_WRITE, 0, MP_TIMEOUT_MS, &r), 0);
 	PROC_CHECK_RC(seg_make(ctx, XRMA_ID_ANY, XRMA_SEG_PRIVATE, 12, &priv, &pmem), 0);
-	PROC_CHECK_RC(rma_sync(ctx, XRMA_RMA_WRITE, priv, r, 0, SEG_LEN), 0);
+	PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_WRITE, priv, 0, r, 0, SEG_LEN), 0);
 	PROC_CHECK_RC(xrma_rseg_close(r), 0);
 	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
 	/* A connection, an interrupt with data, an interrupt back. */
@@ -233,10 +219,10 @@ static void test_pximc_two_processes_share_memory_events_and_streams(void **stat
 	assert_int_equal(xrma_rseg_map(r, 0, SEG_LEN, XRMA_MAP_READ | XRMA_MAP_WRITE, (void **)&map), 0);
 	assert_int_equal(fixture_pattern_check(map, SEG_LEN, 3, 0), FIXTURE_MATCH);
 	assert_int_equal(seg_make(ctx, XRMA_ID_ANY, XRMA_SEG_PRIVATE, 0, &priv, &pmem), 0);
-	assert_int_equal(rma_sync(ctx, XRMA_RMA_READ, priv, r, 0, SEG_LEN), 0);
+	assert_int_equal(fixture_rma_sync(ctx, XRMA_RMA_READ, priv, 0, r, 0, SEG_LEN), 0);
 	assert_int_equal(fixture_pattern_check(pmem, SEG_LEN, 3, 0), FIXTURE_MATCH);
 	fixture_pattern(pmem, SEG_LEN / 2, 9, 0);
-	assert_int_equal(rma_sync(ctx, XRMA_RMA_WRITE, priv, r, 0, SEG_LEN / 2), 0);
+	assert_int_equal(fixture_rma_sync(ctx, XRMA_RMA_WRITE, priv, 0, r, 0, SEG_LEN / 2), 0);
 	fixture_pattern(map + SEG_LEN / 2, SEG_LEN / 2, 10, SEG_LEN / 2);
 	assert_int_equal(proc_send(owner.sock, MSG_DONE), 0);
 	/* The owner stored pattern 11 and RMA-wrote pattern 12 into our segment. */
@@ -308,14 +294,14 @@ static void test_pximc_peer_killed_is_lost_and_the_survivor_goes_on(void **state
 	proc_kill(&owner);
 	assert_int_equal(xrma_rseg_wait_event(r, MP_TIMEOUT_MS, &ev), 0);
 	assert_int_equal(ev.type, XRMA_EVENT_LOST);
-	assert_int_not_equal(rma_sync(ctx, XRMA_RMA_READ, priv, r, 0, 4096), 0);
+	assert_int_not_equal(fixture_rma_sync(ctx, XRMA_RMA_READ, priv, 0, r, 0, 4096), 0);
 	assert_int_equal(xrma_rseg_unmap(r, map), 0);
 	assert_int_equal(xrma_rseg_close(r), 0);
 	/* The node's next process pairs anew. */
 	assert_int_equal(proc_spawn(&owner, fabric, 2, "exporter", NULL), 0);
 	assert_int_equal(proc_expect(owner.sock, MSG_READY, MP_TIMEOUT_MS), 0);
 	assert_int_equal(xrma_rseg_open(ctx, 2, SEG_ID, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
-	assert_int_equal(rma_sync(ctx, XRMA_RMA_READ, priv, r, 0, SEG_LEN), 0);
+	assert_int_equal(fixture_rma_sync(ctx, XRMA_RMA_READ, priv, 0, r, 0, SEG_LEN), 0);
 	assert_int_equal(fixture_pattern_check(pmem, SEG_LEN, 4, 0), FIXTURE_MATCH);
 	assert_int_equal(xrma_rseg_close(r), 0);
 	assert_int_equal(proc_send(owner.sock, MSG_GO), 0);
