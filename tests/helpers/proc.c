@@ -214,7 +214,7 @@ int proc_expect(int sock, uint64_t want, int timeout_ms)
 	return 0;
 }
 
-bool proc_provider_multiproc(void)
+uint64_t proc_provider_caps(void)
 {
 	char want[sizeof(((struct xrma_config_entry *)0)->value)];
 	struct xrma_config_entry entry;
@@ -228,6 +228,11 @@ bool proc_provider_multiproc(void)
 			snprintf(want, sizeof(want), "%s", entry.value);
 	for (int i = 0; xrma_provider_get(i, &info) == 0; i++)
 		if (strcmp(info.name, want) == 0)
-			return (info.caps.flags & XRMA_CAP_MULTIPROC) != 0;
-	return false;
+			return info.caps.flags;
+	return 0;
+}
+
+bool proc_provider_multiproc(void)
+{
+	return (proc_provider_caps() & XRMA_CAP_MULTIPROC) != 0;
 }

@@ -102,4 +102,7 @@ int proc_expect(int sock, uint64_t want, int timeout_ms);
  */
 bool proc_provider_multiproc(void);
 
+/* XRMA_CAP_* of that provider (0 if the name matches none). */
+uint64_t proc_provider_caps(void);
+
 #endif

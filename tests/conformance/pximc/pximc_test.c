@@ -49,19 +49,3 @@ void pxt_assert_status(tPXIMC_Status actual, tPXIMC_Status expected, const char 
 	fail();
 }
 
-uint64_t pxt_provider_caps(void)
-{
-	char want[sizeof(((struct xrma_config_entry *)0)->value)];
-	struct xrma_config_entry entry;
-	struct xrma_provider_info info;
-
-	/* The config's "provider" entry resolves XRMA_PROVIDER, files and the default. */
-	snprintf(want, sizeof(want), "%s", xrma_provider_default());
-	for (int i = 0; xrma_config_get(i, &entry) == 0; i++)
-		if (strcmp(entry.key, "provider") == 0 && entry.value[0])
-			snprintf(want, sizeof(want), "%s", entry.value);
-	for (int i = 0; xrma_provider_get(i, &info) == 0; i++)
-		if (strcmp(info.name, want) == 0)
-			return info.caps.flags;
-	return 0;
-}

@@ -21,8 +21,6 @@ void pxt_assert_status(tPXIMC_Status actual, tPXIMC_Status expected, const char 
 #define assert_px(actual, expected) \
 	pxt_assert_status((actual), (expected), #actual, __FILE__, __LINE__)
 
-/* XRMA_CAP_* of the provider a default context opens. */
-uint64_t pxt_provider_caps(void);
 
 struct pxt_pair {
 	struct xrma_pximc *a, *b;

@@ -173,15 +173,10 @@ static const struct proc_role roles[] = {
 
 /* ------------------------------------------------------------------ parent tests */
 
-static bool provider_multiproc(void)
-{
-	return (pxt_provider_caps() & XRMA_CAP_MULTIPROC) != 0;
-}
-
 /* Nodes in one process cannot be killed apart: these tests need a multi-process provider. */
 static void skip_unless_multiproc(void)
 {
-	if (!provider_multiproc())
+	if (!proc_provider_multiproc())
 		skip();
 }
 
@@ -372,7 +367,7 @@ static int group_up(void **state)
 	uint32_t count;
 
 	(void)state;
-	if (!provider_multiproc())
+	if (!proc_provider_multiproc())
 		return 0;
 	fixture_fabric_name(fabric, sizeof(fabric), "pximc-mp");
 	snprintf(vendor_dir, sizeof(vendor_dir), "/tmp/pximc-mp-XXXXXX");

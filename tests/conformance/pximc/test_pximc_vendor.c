@@ -8,6 +8,7 @@
  * are cited as [idea N] (spec/pximc.md section 10).
  */
 #include "tests/conformance/pximc/pximc_test.h"
+#include "tests/helpers/proc.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -589,7 +590,7 @@ static void test_session_calls_follow_the_state(void **state)
 	xrma_pximc_use(pp.b);
 	{
 		/* Without XRMA_CAP_BUS_ADDR: the documented "no physical resource". */
-		tPXIMC_Status want = pxt_provider_caps() & XRMA_CAP_BUS_ADDR
+		tPXIMC_Status want = proc_provider_caps() & XRMA_CAP_BUS_ADDR
 					     ? PXIMC_SUCCESS
 					     : PXIMC_PHY_RESOURCE_NOT_AVAILABLE;
 
@@ -925,7 +926,7 @@ static void test_physical_server_exposes_device_memory(void **state)
 	uint64_t bus = 0, rs = 1, ls = 1, u64 = 0, pa = 0;
 
 	(void)state;
-	if (!(pxt_provider_caps() & XRMA_CAP_BUS_ADDR)) {
+	if (!(proc_provider_caps() & XRMA_CAP_BUS_ADDR)) {
 		/* Without bus addresses there is no device memory to expose. */
 		assert_int_equal(xrma_pximc_device_memory(pp.a, 0x2000, &bus, &dev), -XRMA_ENOTSUP);
 		skip();
