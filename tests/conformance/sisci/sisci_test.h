@@ -15,6 +15,7 @@
 #include <string.h>
 #include <xrma/xrma.h>
 #include "tests/helpers/fixture.h"
+#include "tests/helpers/proc.h"
 #define SISCI_STRICT_CALLBACKS 1
 #include <sisci_api.h>
 
@@ -53,18 +54,10 @@ static inline void sisci_test_setenv_node(const char *name, unsigned int n)
 	setenv(name, id, 1);
 }
 
-/* Whether the provider the suite runs on (XRMA_PROVIDER, else the default) has cap. */
+/* Whether the provider the suite runs on (XRMA_PROVIDER, the config, the default) has cap. */
 static inline bool sisci_test_provider_has(uint64_t cap)
 {
-	const char *name = getenv("XRMA_PROVIDER");
-	struct xrma_provider_info info;
-
-	if (!name || !*name)
-		name = xrma_provider_default();
-	for (int i = 0; xrma_provider_get(i, &info) == 0; i++)
-		if (!strcmp(info.name, name))
-			return (info.caps.flags & cap) == cap;
-	return false;
+	return (proc_provider_caps() & cap) == cap;
 }
 
 /* Use a fabric unique to this program; call once in main. */
