@@ -4,10 +4,13 @@
  */
 #include "bench.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <hwloc.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <time.h>
 
 void bench_parse(int argc, char **argv, struct bench_opts *opts, const char *usage_extra)
@@ -121,4 +124,25 @@ void bench_row(const struct bench_opts *opts, size_t bytes, int iterations, doub
 		printf("%10zu %8d %12.4f %12.4f %12.4f %12.4f %7.3f\n", bytes, iterations, ours_med,
 		       ours_min, base_med, base_min, ratio);
 	fflush(stdout);
+}
+
+void bench_link_send(int sock, uint64_t value)
+{
+	if (send(sock, &value, sizeof(value), MSG_NOSIGNAL) != sizeof(value)) {
+		fprintf(stderr, "%s: the other process went away\n", program_invocation_short_name);
+		exit(1);
+	}
+}
+
+uint64_t bench_link_recv(int sock, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	uint64_t value;
+
+	if (poll(&pfd, 1, timeout_ms) != 1 ||
+	    recv(sock, &value, sizeof(value), MSG_WAITALL) != sizeof(value)) {
+		fprintf(stderr, "%s: the other process is silent or gone\n", program_invocation_short_name);
+		exit(1);
+	}
+	return value;
 }

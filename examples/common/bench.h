@@ -39,4 +39,12 @@ void bench_header(const struct bench_opts *opts, const char *name, const char *s
 void bench_row(const struct bench_opts *opts, size_t bytes, int iterations, double ours_med,
 	       double ours_min, double base_med, double base_min);
 
+/*
+ * The link between the two processes of a benchmark (a stream socket): one
+ * 64-bit value per message, for set-up and phase changes only, never timed. A
+ * peer that is gone, or silent for timeout_ms, ends the program with a message.
+ */
+void bench_link_send(int sock, uint64_t value);
+uint64_t bench_link_recv(int sock, int timeout_ms);
+
 #endif

@@ -34,6 +34,7 @@
 #define DATA_SEG_ID 0x2000
 /* A peer silent this long has failed: report it instead of hanging. */
 #define STALL_NS 5000000000ull
+#define LINK_TIMEOUT_MS ((int)(STALL_NS / 1000000))
 #define PEER_FLAG "--xrma-pingpong-peer"
 
 enum phase { PHASE_RAW = 1, PHASE_MAPPED, PHASE_INTR, PHASE_VERIFY, PHASE_QUIT };
@@ -50,28 +51,6 @@ static int check(int ret, const char *what)
 		exit(1);
 	}
 	return ret;
-}
-
-/* ---- the link between the two processes (set-up and phases only, never timed) ---- */
-
-static void link_send(int sock, uint64_t v)
-{
-	if (send(sock, &v, sizeof(v), MSG_NOSIGNAL) != sizeof(v)) {
-		fprintf(stderr, "%s: the peer went away\n", me);
-		exit(1);
-	}
-}
-
-static uint64_t link_recv(int sock)
-{
-	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-	uint64_t v;
-
-	if (poll(&pfd, 1, (int)(STALL_NS / 1000000)) != 1 || recv(sock, &v, sizeof(v), MSG_WAITALL) != sizeof(v)) {
-		fprintf(stderr, "%s: the peer is silent or gone\n", me);
-		exit(1);
-	}
-	return v;
 }
 
 /* ---- ping-pong ---- */
@@ -220,26 +199,26 @@ static int peer_main(int sock, int rawfd, int iterations)
 	if (n.raw == MAP_FAILED)
 		return 1;
 	node_open(&n, 2);
-	dattr.len = (size_t)link_recv(sock);
+	dattr.len = (size_t)bench_link_recv(sock, LINK_TIMEOUT_MS);
 	check(xrma_seg_open(n.ctx, &dattr, &data), "xrma_seg_open(data)");
 	check(xrma_seg_export(data, 0), "xrma_seg_export(data)");
 	check(xrma_seg_addr(data, &dp), "xrma_seg_addr(data)");
-	link_send(sock, n.intr_number);           /* exported */
-	node_connect(&n, 1, link_recv(sock));     /* node 1 exported too */
-	link_send(sock, 1);
+	bench_link_send(sock, n.intr_number);           /* exported */
+	node_connect(&n, 1, bench_link_recv(sock, LINK_TIMEOUT_MS));     /* node 1 exported too */
+	bench_link_send(sock, 1);
 	for (;;) {
-		uint64_t phase = link_recv(sock);
+		uint64_t phase = bench_link_recv(sock, LINK_TIMEOUT_MS);
 
 		if (phase == PHASE_RAW) {
 			atomic_store(&n.raw[16], 0);
-			link_send(sock, 1);
+			bench_link_send(sock, 1);
 			pingpong(&n.raw[16], &n.raw[0], iterations, false);
 		} else if (phase == PHASE_MAPPED) {
 			atomic_store(n.flag_local, 0);
-			link_send(sock, 1);
+			bench_link_send(sock, 1);
 			pingpong(n.flag_local, n.flag_remote, iterations, false);
 		} else if (phase == PHASE_INTR) {
-			link_send(sock, 1);
+			bench_link_send(sock, 1);
 			intr_pingpong(n.intr, n.peer_intr, intr_iterations(iterations), false);
 		} else if (phase == PHASE_VERIFY) {
 			/* Node 1 wrote bytes i = (uint8_t)(i * 7 + 1): check they all arrived. */
@@ -248,14 +227,14 @@ static int peer_main(int sock, int rawfd, int iterations)
 
 			for (size_t i = 0; i < dattr.len; i++)
 				bad += b[i] != (unsigned char)(i * 7 + 1);
-			link_send(sock, bad);
+			bench_link_send(sock, bad);
 		} else {
 			break;
 		}
 	}
 	node_disconnect(&n);
-	link_send(sock, 1);
-	link_recv(sock);                          /* node 1 disconnected too */
+	bench_link_send(sock, 1);
+	bench_link_recv(sock, LINK_TIMEOUT_MS);                          /* node 1 disconnected too */
 	check(xrma_seg_close(data), "xrma_seg_close(data)");
 	node_free(&n);
 	return 0;
@@ -275,12 +254,12 @@ static void latency(const struct bench_opts *opts, struct node *n, int sock)
 	for (int r = 0; r < opts->repetitions; r++) {
 		/* Interleaved, so both see the same machine state. */
 		atomic_store(&n->raw[0], 0);
-		link_send(sock, PHASE_RAW);
-		link_recv(sock);
+		bench_link_send(sock, PHASE_RAW);
+		bench_link_recv(sock, LINK_TIMEOUT_MS);
 		base[r] = pingpong(&n->raw[0], &n->raw[16], opts->iterations, true);
 		atomic_store(n->flag_local, 0);
-		link_send(sock, PHASE_MAPPED);
-		link_recv(sock);
+		bench_link_send(sock, PHASE_MAPPED);
+		bench_link_recv(sock, LINK_TIMEOUT_MS);
 		ours[r] = pingpong(n->flag_local, n->flag_remote, opts->iterations, true);
 	}
 	bench_row(opts, 8, opts->iterations, bench_median(ours, opts->repetitions),
@@ -302,11 +281,11 @@ static void interrupts(const struct bench_opts *opts, struct node *n, int sock)
 		     "raw_shm_ns");
 	for (int r = 0; r < opts->repetitions; r++) {
 		atomic_store(&n->raw[0], 0);
-		link_send(sock, PHASE_RAW);
-		link_recv(sock);
+		bench_link_send(sock, PHASE_RAW);
+		bench_link_recv(sock, LINK_TIMEOUT_MS);
 		base[r] = pingpong(&n->raw[0], &n->raw[16], opts->iterations, true);
-		link_send(sock, PHASE_INTR);
-		link_recv(sock);
+		bench_link_send(sock, PHASE_INTR);
+		bench_link_recv(sock, LINK_TIMEOUT_MS);
 		ours[r] = intr_pingpong(n->intr, n->peer_intr, iters, true);
 	}
 	bench_row(opts, 0, iters, bench_median(ours, opts->repetitions), bench_min(ours, opts->repetitions),
@@ -366,8 +345,8 @@ static void bandwidth(const struct bench_opts *opts, struct node *n, int sock)
 			break;
 	}
 	/* The data must have arrived: node 2 checks, outside the timed loop. */
-	link_send(sock, PHASE_VERIFY);
-	if (link_recv(sock) != 0) {
+	bench_link_send(sock, PHASE_VERIFY);
+	if (bench_link_recv(sock, LINK_TIMEOUT_MS) != 0) {
 		fprintf(stderr, "%s: RMA data did not arrive intact\n", me);
 		exit(1);
 	}
@@ -440,20 +419,20 @@ int main(int argc, char **argv)
 		kill(peer, SIGTERM);
 		return 1;
 	}
-	link_send(sv[0], opts.max_size);
-	node_connect(&n, 2, link_recv(sv[0]));    /* node 2 exported */
-	link_send(sv[0], n.intr_number);
-	link_recv(sv[0]);                         /* node 2 connected */
+	bench_link_send(sv[0], opts.max_size);
+	node_connect(&n, 2, bench_link_recv(sv[0], LINK_TIMEOUT_MS));    /* node 2 exported */
+	bench_link_send(sv[0], n.intr_number);
+	bench_link_recv(sv[0], LINK_TIMEOUT_MS);                         /* node 2 connected */
 	if (!opts.csv)
 		printf("# provider=%s fabric=%s nodes=1<->2 (processes %d and %d)\n", info.provider,
 		       info.fabric, (int)getpid(), (int)peer);
 	latency(&opts, &n, sv[0]);
 	interrupts(&opts, &n, sv[0]);
 	bandwidth(&opts, &n, sv[0]);
-	link_send(sv[0], PHASE_QUIT);
+	bench_link_send(sv[0], PHASE_QUIT);
 	node_disconnect(&n);
-	link_recv(sv[0]);                         /* node 2 disconnected */
-	link_send(sv[0], 1);
+	bench_link_recv(sv[0], LINK_TIMEOUT_MS);                         /* node 2 disconnected */
+	bench_link_send(sv[0], 1);
 	node_free(&n);
 	waitpid(peer, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {

@@ -37,6 +37,7 @@
 #define SEG_ID 0x1000
 #define WINDOW 16
 #define STALL_NS 10000000000ull
+#define LINK_TIMEOUT_MS ((int)(STALL_NS / 1000000))
 #define PEER_FLAG "--xrma-ofi-bench-peer"
 
 enum phase { PHASE_RAW_PP = 1, PHASE_XRMA_PP, PHASE_RAW_BW, PHASE_XRMA_BW, PHASE_QUIT };
@@ -67,22 +68,6 @@ static void fi_check(long ret, const char *what)
 }
 
 /* ---- the link between the two processes (set-up and phases only, never timed) ---- */
-
-static void link_send(int sock, uint64_t v)
-{
-	if (send(sock, &v, sizeof(v), MSG_NOSIGNAL) != sizeof(v))
-		die("link", "the peer went away");
-}
-
-static uint64_t link_recv(int sock)
-{
-	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-	uint64_t v;
-
-	if (poll(&pfd, 1, (int)(STALL_NS / 1000000)) != 1 || recv(sock, &v, sizeof(v), MSG_WAITALL) != sizeof(v))
-		die("link", "the peer is silent or gone");
-	return v;
-}
 
 static bool link_ready(int sock)
 {
@@ -152,10 +137,10 @@ static void raw_connect(struct raw *r, int sock, const char *peer_port)
 		die("raw", "fi_av_insert failed");
 	fi_freeinfo(info);
 	fi_freeinfo(hints);
-	link_send(sock, fi_mr_key(r->mr));
-	link_send(sock, base);
-	r->peer_key = link_recv(sock);
-	r->peer_base = link_recv(sock);
+	bench_link_send(sock, fi_mr_key(r->mr));
+	bench_link_send(sock, base);
+	r->peer_key = bench_link_recv(sock, LINK_TIMEOUT_MS);
+	r->peer_base = bench_link_recv(sock, LINK_TIMEOUT_MS);
 }
 
 static void raw_close(struct raw *r)
@@ -320,13 +305,13 @@ static void xrma_side_open(struct side *s, uint32_t node, int sock, size_t max)
 	check(xrma_seg_open(s->ctx, &pa, &s->src), "xrma_seg_open (source)");
 	xrma_seg_addr(s->seg, (void **)&s->mine);
 	xrma_seg_addr(s->src, (void **)&s->src_p);
-	link_send(sock, 1);
-	link_recv(sock);
+	bench_link_send(sock, 1);
+	bench_link_recv(sock, LINK_TIMEOUT_MS);
 	check(xrma_rseg_open(s->ctx, node == 1 ? 2 : 1, SEG_ID, XRMA_ACCESS_REMOTE_WRITE, 0, 10000,
 			     &s->peer), "xrma_rseg_open");
 	check(xrma_dmaq_open(s->ctx, 2 * WINDOW, 0, &s->q), "xrma_dmaq_open");
-	link_send(sock, 2);
-	link_recv(sock);
+	bench_link_send(sock, 2);
+	bench_link_recv(sock, LINK_TIMEOUT_MS);
 }
 
 static void xrma_side_close(struct side *s)
@@ -366,15 +351,15 @@ static int peer_main(int sock, size_t max, const char *prov, const char *my_raw,
 	raw_connect(&r, sock, their_raw);
 	xrma_side_open(&s, 2, sock, max);
 	for (;;) {
-		uint64_t phase = link_recv(sock), len, iters;
+		uint64_t phase = bench_link_recv(sock, LINK_TIMEOUT_MS), len, iters;
 
 		if (phase == PHASE_QUIT)
 			break;
-		len = link_recv(sock);
-		iters = link_recv(sock);
+		len = bench_link_recv(sock, LINK_TIMEOUT_MS);
+		iters = bench_link_recv(sock, LINK_TIMEOUT_MS);
 		memset(r.buf, 0, len);
 		memset(s.mine, 0, len);
-		link_send(sock, 0);
+		bench_link_send(sock, 0);
 		if (phase == PHASE_RAW_PP)
 			raw_pingpong(&r, len, (int)iters, false);
 		else if (phase == PHASE_XRMA_PP)
@@ -384,9 +369,9 @@ static int peer_main(int sock, size_t max, const char *prov, const char *my_raw,
 				raw_reap(&r, WINDOW);   /* the target's share of manual progress */
 		/* PHASE_XRMA_BW: our progress thread serves the writes. */
 		if (phase != PHASE_RAW_BW)
-			link_send(sock, 0);
+			bench_link_send(sock, 0);
 		else
-			link_recv(sock);
+			bench_link_recv(sock, LINK_TIMEOUT_MS);
 	}
 	xrma_side_close(&s);
 	raw_close(&r);
@@ -397,10 +382,10 @@ static double run_phase(int sock, enum phase phase, size_t len, int iters, struc
 {
 	double t = 0;
 
-	link_send(sock, phase);
-	link_send(sock, len);
-	link_send(sock, (uint64_t)iters);
-	link_recv(sock);
+	bench_link_send(sock, phase);
+	bench_link_send(sock, len);
+	bench_link_send(sock, (uint64_t)iters);
+	bench_link_recv(sock, LINK_TIMEOUT_MS);
 	if (phase == PHASE_RAW_PP)
 		t = raw_pingpong(r, len, iters, true);
 	else if (phase == PHASE_XRMA_PP)
@@ -410,9 +395,9 @@ static double run_phase(int sock, enum phase phase, size_t len, int iters, struc
 	else
 		t = xrma_stream(s, len, iters);
 	if (phase == PHASE_RAW_BW)
-		link_send(sock, 0);
+		bench_link_send(sock, 0);
 	else
-		link_recv(sock);
+		bench_link_recv(sock, LINK_TIMEOUT_MS);
 	return t;
 }
 
@@ -491,7 +476,7 @@ int main(int argc, char **argv)
 			free(base);
 		}
 	}
-	link_send(sv[0], PHASE_QUIT);
+	bench_link_send(sv[0], PHASE_QUIT);
 	xrma_side_close(&s);
 	raw_close(&r);
 	waitpid(pid, NULL, 0);

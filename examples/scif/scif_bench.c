@@ -58,24 +58,6 @@ void scif_bench_free(void *pages)
 	munmap(base, *(size_t *)base + SCIF_BENCH_PAGE);
 }
 
-static void link_send(int sock, uint64_t v)
-{
-	if (send(sock, &v, sizeof(v), MSG_NOSIGNAL) != sizeof(v))
-		scif_bench_die("the card went away");
-}
-
-static uint64_t link_recv(int sock)
-{
-	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-	uint64_t v;
-
-	if (poll(&pfd, 1, LINK_TIMEOUT_MS) != 1 || recv(sock, &v, sizeof(v), MSG_WAITALL) != sizeof(v)) {
-		errno = ETIMEDOUT;
-		scif_bench_die("the other side is silent or gone");
-	}
-	return v;
-}
-
 /* The card: connect, register its window, echo on request. */
 static int card_run(const struct card_args *a)
 {
@@ -91,12 +73,12 @@ static int card_run(const struct card_args *a)
 	if (scif_register(epd, win, a->window, 0, SCIF_PROT_READ | SCIF_PROT_WRITE, SCIF_MAP_FIXED) != 0)
 		scif_bench_die("card: scif_register");
 	buf = scif_bench_pages(a->window);
-	link_send(a->sock, 1);
-	while ((cmd = link_recv(a->sock)) == CMD_ECHO || cmd == CMD_RAW_ECHO) {
-		size_t len = (size_t)link_recv(a->sock);
-		int iterations = (int)link_recv(a->sock);
+	bench_link_send(a->sock, 1);
+	while ((cmd = bench_link_recv(a->sock, LINK_TIMEOUT_MS)) == CMD_ECHO || cmd == CMD_RAW_ECHO) {
+		size_t len = (size_t)bench_link_recv(a->sock, LINK_TIMEOUT_MS);
+		int iterations = (int)bench_link_recv(a->sock, LINK_TIMEOUT_MS);
 
-		link_send(a->sock, 1);
+		bench_link_send(a->sock, 1);
 		for (int i = 0; i < iterations; i++) {
 			if (cmd == CMD_RAW_ECHO) {
 				if (recv(a->sock, buf, len, MSG_WAITALL) != (ssize_t)len ||
@@ -196,7 +178,7 @@ void scif_bench_start(char **argv, size_t window_len, struct scif_bench *b)
 	if (scif_accept(listener, &peer, &b->epd, SCIF_ACCEPT_SYNC))
 		scif_bench_die("host: scif_accept");
 	scif_close(listener);
-	link_recv(link_sock);   /* the card's window is registered */
+	bench_link_recv(link_sock, LINK_TIMEOUT_MS);   /* the card's window is registered */
 	/*
 	 * The core starts its DMA engine thread at the first asynchronous RMA, and
 	 * threads inherit the creator's CPU set: start it now, then pin ourselves,
@@ -215,10 +197,10 @@ void scif_bench_start(char **argv, size_t window_len, struct scif_bench *b)
 
 static void card_command(uint64_t cmd, size_t len, int iterations)
 {
-	link_send(link_sock, cmd);
-	link_send(link_sock, len);
-	link_send(link_sock, (uint64_t)iterations);
-	link_recv(link_sock);
+	bench_link_send(link_sock, cmd);
+	bench_link_send(link_sock, len);
+	bench_link_send(link_sock, (uint64_t)iterations);
+	bench_link_recv(link_sock, LINK_TIMEOUT_MS);
 }
 
 const char *scif_bench_setup(const struct scif_bench *b)
@@ -276,7 +258,7 @@ void scif_bench_stop(struct scif_bench *b)
 {
 	int status;
 
-	link_send(link_sock, CMD_QUIT);
+	bench_link_send(link_sock, CMD_QUIT);
 	if (b->card_is_process) {
 		if (waitpid(card_pid, &status, 0) != card_pid || !WIFEXITED(status) || WEXITSTATUS(status))
 			fprintf(stderr, "%s: the card failed\n", me);
