@@ -3,8 +3,8 @@
  * examples/pximc/pximc_demo.c: the helpers of pximc_demo.h.
  */
 #include "pximc_demo.h"
+#include "../common/bench.h"
 
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,23 +58,12 @@ void pximc_demo_expect(tPXIMC_Status status, tPXIMC_Status want, const char *wha
 
 void pximc_demo_send(struct pximc_demo *demo, uint64_t value)
 {
-	if (send(demo->sock, &value, sizeof(value), MSG_NOSIGNAL) != sizeof(value)) {
-		fprintf(stderr, "pximc demo: the other system went away\n");
-		exit(1);
-	}
+	bench_link_send(demo->sock, value);
 }
 
 uint64_t pximc_demo_recv(struct pximc_demo *demo)
 {
-	struct pollfd pfd = { .fd = demo->sock, .events = POLLIN };
-	uint64_t value;
-
-	if (poll(&pfd, 1, LINK_WAIT_MS) != 1 ||
-	    recv(demo->sock, &value, sizeof(value), MSG_WAITALL) != sizeof(value)) {
-		fprintf(stderr, "pximc demo: the other system is silent or gone\n");
-		exit(1);
-	}
-	return value;
+	return bench_link_recv(demo->sock, LINK_WAIT_MS);
 }
 
 /* The interface whose name says it leads to node. */
