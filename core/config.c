@@ -80,6 +80,9 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 					 "" },
 	[XRMA_CONFIG_SCI_FAULT_LOST] = { "sci.fault_lost", "sci", "fault_lost", "XRMA_SCI_FAULT_LOST",
 					 "" },
+	/* Who may import this node's memory by SCI address (SCIConnectSCISpace). */
+	[XRMA_CONFIG_SCI_RAW_SPACE] = { "sci.raw_space", "sci", "raw_space", "XRMA_SCI_RAW_SPACE",
+					"user" },
 };
 
 static void set_entry(struct xrma_config_entry *e, const char *value, const char *source)

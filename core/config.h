@@ -44,6 +44,7 @@ enum xrma_config_key {
 	XRMA_CONFIG_SCI_FAULT_FATAL,       /* [sci] fault_fatal   / XRMA_SCI_FAULT_FATAL */
 	XRMA_CONFIG_SCI_FAULT_LINK,        /* [sci] fault_link    / XRMA_SCI_FAULT_LINK */
 	XRMA_CONFIG_SCI_FAULT_LOST,        /* [sci] fault_lost    / XRMA_SCI_FAULT_LOST */
+	XRMA_CONFIG_SCI_RAW_SPACE,         /* [sci] raw_space     / XRMA_SCI_RAW_SPACE */
 	XRMA_CONFIG_KEY_COUNT
 };
 

@@ -37,6 +37,9 @@ static void on_ctrl_recv(void *core, const struct xrma_prov_addr *src, const voi
 	case XRMA_WIRE_SEG_IMPORT:
 		xrma_core_seg_on_import(ctx, src, &msg);
 		break;
+	case XRMA_WIRE_SEG_IMPORT_BUS:
+		xrma_core_seg_on_import_bus(ctx, src, &msg);
+		break;
 	case XRMA_WIRE_SEG_RELEASE:
 		xrma_core_seg_on_release(ctx, src, &msg);
 		break;

@@ -155,6 +155,14 @@ struct xrma_provider_ops {
 	int (*link_set)(void *state, uint32_t node, bool up);
 	/* XRMA_CAP_BUS_ADDR: the modelled bus address of exported memory. */
 	int (*mem_bus_addr)(void *state, struct xrma_prov_mem *mem, uint64_t *bus);
+	/* XRMA_CAP_BUS_IMPORT (both or neither): import by bus address.
+	 * bus_owner, on the importer's side: the endpoint of node whose exported
+	 * memory contains bus (XRMA_ENODEV no such node, XRMA_ENOENT none; a
+	 * provider whose addresses carry the node may refuse a mismatch with
+	 * XRMA_ENOENT). bus_permit, on the owner's side: whether src may import
+	 * by address at all (0 or XRMA_EPERM); the core then finds the segment. */
+	int (*bus_owner)(void *state, uint32_t node, uint64_t bus, struct xrma_prov_addr *owner);
+	int (*bus_permit)(void *state, const struct xrma_prov_addr *src);
 	/* XRMA_CAP_CSR (both or neither): a 32-bit register of node's control and
 	 * status space; offset is 4-byte aligned (the core checks). */
 	int (*csr_read)(void *state, uint32_t node, uint32_t offset, uint32_t *value);

@@ -65,6 +65,9 @@ struct hostfab_model {
 	uint32_t spad_count;        /* scratchpad registers */
 	uint32_t max_peers;         /* other nodes reachable (0: unlimited) */
 	uint64_t bus_base;          /* bus address of window 0 (XRMA_CAP_BUS_ADDR) */
+	/* Bus addresses carry the node id from this bit up (0: every node's
+	 * windows start at bus_base, as behind each NTB). */
+	uint32_t bus_node_shift;
 };
 
 /* ---------------------------------------------------------------- directory */
@@ -311,6 +314,12 @@ int hostfab_dir_export_add(struct hostfab_ep *ep, uint64_t len, uint32_t access,
 			   uint64_t *gen, uint64_t *bus);
 void hostfab_dir_export_set_access(struct hostfab_ep *ep, uint32_t index, uint32_t access);
 void hostfab_dir_export_remove(struct hostfab_ep *ep, uint32_t index, uint64_t gen);
+/* The live endpoint whose export holds offset of window in map's node:
+ * 0, XRMA_ENOENT (none), XRMA_ENODEV (the node is gone). */
+int hostfab_dir_export_owner(struct hostfab_ep *ep, struct hostfab_dirmap *map, uint16_t window,
+			     uint64_t offset, uint32_t *epno);
+/* The uid of live endpoint epno of map's node; false if there is none. */
+bool hostfab_dir_ep_uid(struct hostfab_dirmap *map, uint32_t epno, uint32_t *uid);
 
 int hostfab_name_bind(void *state, enum xrma_ns ns, uint64_t *id, uint64_t min, uint64_t max);
 int hostfab_name_unbind(void *state, enum xrma_ns ns, uint64_t id);
@@ -351,6 +360,12 @@ void hostfab_mem_serve(struct hostfab_ep *ep, struct hostfab_conn *conn, const v
 		       size_t len);
 void hostfab_mem_release_all(struct hostfab_ep *ep);
 int hostfab_mem_bus_addr(void *state, struct xrma_prov_mem *mem, uint64_t *bus);
+/* XRMA_CAP_BUS_IMPORT: the endpoint whose export holds bus on node; the permit of
+ * the host fabric lets in the owner's own user only. */
+int hostfab_bus_owner(void *state, uint32_t node, uint64_t bus, struct xrma_prov_addr *owner);
+int hostfab_bus_permit(void *state, const struct xrma_prov_addr *src);
+/* Whether src's endpoint runs as our user (false if it is gone). */
+bool hostfab_peer_same_user(struct hostfab_ep *ep, const struct xrma_prov_addr *src);
 /* Ask owner for a descriptor (kind FETCH or STAGE); keeps the connection in *conn_fd if asked. */
 int hostfab_mem_request(struct hostfab_ep *ep, const struct xrma_prov_addr *owner,
 			const struct hostfab_key *k, uint32_t kind, uint32_t access, int *conn_fd,

@@ -722,6 +722,59 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 
 /* ---- exports and window space ---- */
 
+int hostfab_dir_export_owner(struct hostfab_ep *ep, struct hostfab_dirmap *map, uint16_t window,
+			     uint64_t offset, uint32_t *epno)
+{
+	struct hostfab_dir *dir = map->dir;
+
+	for (int spins = 0;; spins++) {
+		uint32_t seq = atomic_load_explicit(&dir->seq, memory_order_acquire);
+		int slot = -1;
+
+		if (seq & 1) {
+			if (spins > 64)
+				sched_yield();
+			continue;
+		}
+		for (size_t i = 0; i < HOSTFAB_EXPORT_MAX && slot < 0; i++) {
+			const struct hostfab_dir_export *e = &dir->exports[i];
+			uint64_t at = __atomic_load_n(&e->win_offset, __ATOMIC_RELAXED);
+
+			if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != HOSTFAB_EXPORT_LIVE ||
+			    __atomic_load_n(&e->window, __ATOMIC_RELAXED) != window || offset < at ||
+			    offset - at >= __atomic_load_n(&e->len, __ATOMIC_RELAXED))
+				continue;
+			slot = __atomic_load_n(&e->slot, __ATOMIC_RELAXED);
+			if (slot < HOSTFAB_EP_MAX)
+				*epno = __atomic_load_n(&dir->slots[slot].ep, __ATOMIC_RELAXED);
+		}
+		xrma_prov_full_fence();   /* entry loads stay before the second count */
+		if (atomic_load_explicit(&dir->seq, memory_order_relaxed) != seq)
+			continue;
+		if (slot < 0 || slot >= HOSTFAB_EP_MAX)
+			return hostfab_dir_node_live(ep, map) ? -XRMA_ENOENT : -XRMA_ENODEV;
+		if (!slot_alive(map, slot)) {
+			hostfab_dir_remove_if_dead(ep, map);
+			return hostfab_dir_node_live(ep, map) ? -XRMA_ENOENT : -XRMA_ENODEV;
+		}
+		return 0;
+	}
+}
+
+bool hostfab_dir_ep_uid(struct hostfab_dirmap *map, uint32_t epno, uint32_t *uid)
+{
+	for (size_t i = 0; i < HOSTFAB_EP_MAX; i++) {
+		const struct hostfab_dir_slot *s = &map->dir->slots[i];
+
+		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == HOSTFAB_SLOT_LIVE &&
+		    __atomic_load_n(&s->ep, __ATOMIC_RELAXED) == epno) {
+			*uid = __atomic_load_n(&s->uid, __ATOMIC_RELAXED);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* First fit of need bytes in window w among the live exports; UINT64_MAX if none. */
 static uint64_t window_fit_locked(const struct hostfab_dir *dir, const struct hostfab_model *m,
 				  uint16_t w, uint64_t need)
