@@ -233,6 +233,8 @@ struct xrma_sisci_rseg {
 	unsigned int node_id, id;
 	unsigned int timeout;
 	size_t size;
+	bool space;                     /* a raw window of SCI space: at global address bus */
+	uint64_t bus;
 	unsigned maps, dma_users;       /* under lock */
 	unsigned long faults;           /* LOST / NOT_OPERATIONAL seen; under lock */
 	sci_cb_remote_segment_t cb;

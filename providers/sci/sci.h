@@ -90,11 +90,19 @@ struct sci_fault_config {
 
 /* ---------------------------------------------------------------- the model */
 
+/* Who may import this node's memory by global address ([sci] raw_space). */
+enum sci_raw_space {
+	SCI_RAW_USER = 0,          /* "user": endpoints running as our user */
+	SCI_RAW_ALL,               /* "all": every endpoint the fabric admits */
+	SCI_RAW_NONE,              /* "none": nobody */
+};
+
 struct sci_model {
 	struct hostfab_model m;     /* first: the host fabric sees only this */
 	uint32_t att_entries;       /* fixed */
 	uint64_t att_page_size;     /* fixed */
 	struct sci_fault_config faults;   /* fixed after open */
+	enum sci_raw_space raw_space;     /* fixed */
 	int timer_fd;               /* fixed: brings modelled links back up */
 	int poll_fd;                /* fixed: the host fabric's fd and timer_fd */
 
@@ -162,6 +170,8 @@ int xrma_prov_sci_mem_import(void *state, const struct xrma_prov_addr *owner,
 			     const struct xrma_prov_key *key, size_t len, uint32_t access,
 			     struct xrma_prov_rmem **rmem);
 void xrma_prov_sci_mem_unimport(void *state, struct xrma_prov_rmem *rmem);
+int xrma_prov_sci_bus_owner(void *state, uint32_t node, uint64_t bus, struct xrma_prov_addr *owner);
+int xrma_prov_sci_bus_permit(void *state, const struct xrma_prov_addr *src);
 
 /* sci_rma.c */
 int xrma_prov_sci_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,

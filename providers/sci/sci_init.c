@@ -17,6 +17,7 @@
 static int sci_read_limits(const struct xrma_config *cfg, struct sci_model *model)
 {
 	uint64_t entries, page;
+	const char *raw;
 
 	if (xrma_config_size(cfg, XRMA_CONFIG_SCI_ATT_ENTRIES, 1u << 20, &entries) || !entries) {
 		hostfab_detail("sci: sci.att_entries must be 1..1048576");
@@ -29,6 +30,17 @@ static int sci_read_limits(const struct xrma_config *cfg, struct sci_model *mode
 	}
 	model->att_entries = (uint32_t)entries;
 	model->att_page_size = page;
+	raw = xrma_config_value(cfg, XRMA_CONFIG_SCI_RAW_SPACE);
+	if (!raw || !*raw || !strcmp(raw, "user")) {
+		model->raw_space = SCI_RAW_USER;
+	} else if (!strcmp(raw, "all")) {
+		model->raw_space = SCI_RAW_ALL;
+	} else if (!strcmp(raw, "none")) {
+		model->raw_space = SCI_RAW_NONE;
+	} else {
+		hostfab_detail("sci: sci.raw_space '%s' is not user, all or none", raw);
+		return -XRMA_ECONFIG;
+	}
 	return xrma_prov_sci_fault_parse(cfg, &model->faults);
 }
 
@@ -87,6 +99,7 @@ static int sci_open(const struct xrma_prov_open_args *args, void **state, struct
 		.mw_size = (uint64_t)model->att_entries * model->att_page_size,
 		.xlat_align = model->att_page_size,
 		.bus_base = sci_global_addr(args->node_id, 0),
+		.bus_node_shift = SCI_OFFSET_BITS,
 	};
 	ret = hostfab_open(&model->m, args, state, self);
 	if (ret) {
@@ -180,6 +193,8 @@ static const struct xrma_provider_ops sci_ops = {
 	.atomic = xrma_prov_sci_atomic,
 	.link_set = hostfab_link_set,
 	.mem_bus_addr = hostfab_mem_bus_addr,
+	.bus_owner = xrma_prov_sci_bus_owner,
+	.bus_permit = xrma_prov_sci_bus_permit,
 	.csr_read = xrma_prov_sci_csr_read,
 	.csr_write = xrma_prov_sci_csr_write,
 	.rmem_errors = xrma_prov_sci_rmem_errors,
