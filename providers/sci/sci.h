@@ -58,11 +58,13 @@ struct sci_fault_rule {
 };
 
 /* After `after` transactions towards node: its link goes down for down_ms
- * (SCI_FAULT_LINK), or the node is lost (SCI_FAULT_LOST). */
+ * (SCI_FAULT_LINK), or the node is lost (SCI_FAULT_LOST). With src set, only
+ * the link between src and node goes down, counted on src's transactions. */
 enum sci_event_kind { SCI_FAULT_LINK = 1, SCI_FAULT_LOST };
 
 struct sci_fault_event {
 	enum sci_event_kind kind;
+	uint32_t src;              /* SCI_ANY_NODE: node's own link */
 	uint32_t node;
 	uint64_t after;
 	uint64_t down_ms;
@@ -109,7 +111,8 @@ struct sci_model {
 	pthread_mutex_t lock;       /* guards everything below */
 	struct sci_link *links;
 	uint32_t import_entries;    /* ATT entries our imports take */
-	struct { uint32_t node; uint64_t up_at_ms; } pending_up[SCI_FAULT_RULES_MAX];
+	/* Links to bring back: node's own (peer SCI_ANY_NODE) or node-peer. */
+	struct { uint32_t node, peer; uint64_t up_at_ms; } pending_up[SCI_FAULT_RULES_MAX];
 	size_t pending_up_count;
 };
 
@@ -162,6 +165,12 @@ int xrma_prov_sci_csr_write(void *state, uint32_t node, uint32_t offset, uint32_
 void xrma_prov_sci_csr_init(struct hostfab_ep *ep);
 /* Count a transaction error in our node's ERROR_COUNT and STATE registers. */
 void xrma_prov_sci_csr_log_error(struct hostfab_ep *ep);
+/* The link between nodes a and b alone: down (listed in both nodes' LINK_DOWN
+ * registers) or back up, told to the endpoints of both. XRMA_ENOSPC when a node
+ * has too many links down. */
+int xrma_prov_sci_link_pair_set(struct hostfab_ep *ep, uint32_t a, uint32_t b, bool up);
+/* Whether the link between our node and peer alone is down. */
+bool xrma_prov_sci_link_pair_down(struct hostfab_ep *ep, uint32_t peer);
 
 /* sci_mem.c */
 int xrma_prov_sci_mem_export(void *state, struct xrma_prov_mem *mem, uint32_t access,

@@ -155,6 +155,8 @@ static int sci_node_probe(void *state, uint32_t node, int timeout_ms)
 		return -XRMA_ENETDOWN;
 	if (xrma_prov_sci_fault_lost(ep, node))
 		return -XRMA_ENODEV;
+	if (node != ep->self.node && xrma_prov_sci_link_pair_down(ep, node))
+		return -XRMA_EHOSTUNREACH;
 	return hostfab_node_probe(state, node, timeout_ms);
 }
 

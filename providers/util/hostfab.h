@@ -341,8 +341,10 @@ void hostfab_chan_destroy(struct hostfab_ep *ep);
 int hostfab_progress_fd(void *state);
 int hostfab_progress(void *state);
 int hostfab_ctrl_send(void *state, const struct xrma_prov_addr *dst, const void *msg, size_t len);
-/* Tell every live endpoint of the fabric that node's link changed. */
+/* Tell every live endpoint of the fabric that node's link changed; _send_link
+ * tells those of node `to` only that their link to `about` did. */
 void hostfab_chan_broadcast_link(struct hostfab_ep *ep, uint32_t node, bool up);
+void hostfab_chan_send_link(struct hostfab_ep *ep, uint32_t to, uint32_t about, bool up);
 
 /* hostfab_mem.c */
 int hostfab_mem_alloc(void *state, size_t len, struct xrma_prov_mem **mem, void **addr);

@@ -5,7 +5,8 @@
  * register file, and fault injection: the same seed gives the same faults,
  * a failed write moves only the transactions before the failed one, a failed
  * read never passes for good data, errors are counted per import and in the
- * node's registers, configured link events reach importers, and a lost node's
+ * node's registers, configured link events reach importers, a fault of the
+ * link between two nodes spares every other link, and a lost node's
  * process dies and its importers see it lost. Settings come from the
  * environment, read when each context opens.
  */
@@ -416,6 +417,91 @@ static void test_sci_configured_link_fault_goes_down_and_up(void **state)
 	assert_rc(xrma_ctx_close(a), 0);
 }
 
+#define CSR_LINK_DOWN 0x040
+
+/* The first event of r within the deadline, its type (0 if none came). */
+static enum xrma_event_type next_event(struct xrma_rseg *r, int timeout_ms)
+{
+	struct xrma_event ev = { 0 };
+
+	return xrma_rseg_wait_event(r, timeout_ms, &ev) ? 0 : ev.type;
+}
+
+static void test_sci_configured_fault_of_one_link_spares_the_others(void **state)
+{
+	struct xrma_ctx *a, *b, *c;
+	struct fixture_seg sa, sc, lb, lc;
+	struct xrma_rseg *ba, *bc, *ca;
+	struct xrma_event ev;
+	uint32_t v;
+	int failures = 0;
+
+	(void)state;
+	a = open_node(4);
+	c = open_node(12);
+	/* Node 8's link to node 4 goes down after 2 transactions of node 8's, for 300 ms. */
+	setenv("XRMA_SCI_FAULT_LINK", "8-4@2+300", 1);
+	b = open_node(8);
+	unsetenv("XRMA_SCI_FAULT_LINK");
+	pair_import(a, b, 4, FIXTURE_PAGE, &sa, &ba);
+	pair_import(c, b, 12, FIXTURE_PAGE, &sc, &bc);
+	assert_rc(xrma_rseg_open(c, 4, sa.id, RW, 0, FIXTURE_TIMEOUT_MS, &ca), 0);
+	assert_rc(fixture_seg_make(b, FIXTURE_PAGE, XRMA_ACCESS_ALL, false, 1, &lb), 0);
+	assert_rc(fixture_seg_make(c, FIXTURE_PAGE, XRMA_ACCESS_ALL, false, 1, &lc), 0);
+	for (int i = 0; i < 4; i++)
+		failures += transfer(b, XRMA_RMA_WRITE, &lb, ba, 0, 64) == -XRMA_ETRANSFER;
+	assert_int_equal(failures, 2);
+	/* Only 8-4 is down: 8 reaches 12, 12 reaches 4, and both ends list each other. */
+	assert_rc(transfer(b, XRMA_RMA_WRITE, &lb, bc, 0, 64), 0);
+	assert_rc(transfer(c, XRMA_RMA_WRITE, &lc, ca, 0, 64), 0);
+	assert_rc(xrma_node_csr_read(a, 4, CSR_LINK_DOWN, &v), 0);
+	assert_int_equal(v, 8);
+	assert_rc(xrma_node_csr_read(b, 8, CSR_LINK_DOWN, &v), 0);
+	assert_int_equal(v, 4);
+	assert_rc(xrma_node_csr_read(c, 12, CSR_LINK_DOWN, &v), 0);
+	assert_int_equal(v, 0);
+	assert_rc(xrma_node_csr_read(b, 4, CSR_NODE_IDS, &v), XRMA_EHOSTUNREACH);
+	assert_rc(xrma_node_csr_read(c, 4, CSR_NODE_IDS, &v), 0);
+	assert_rc(xrma_node_probe(b, 4, FIXTURE_TIMEOUT_MS), XRMA_EHOSTUNREACH);
+	assert_rc(xrma_node_probe(c, 4, FIXTURE_TIMEOUT_MS), 0);
+	/* The link's two ends hear of it, down then up; the third node does not. */
+	assert_int_equal(next_event(ba, 5000), XRMA_EVENT_NOT_OPERATIONAL);
+	assert_int_equal(next_event(ba, 5000), XRMA_EVENT_OPERATIONAL);
+	assert_rc(xrma_seg_wait_event(sa.seg, 5000, &ev), 0);
+	assert_int_equal(ev.type, XRMA_EVENT_CONNECT);
+	do
+		assert_rc(xrma_seg_wait_event(sa.seg, 5000, &ev), 0);
+	while (ev.type == XRMA_EVENT_CONNECT);
+	assert_int_equal(ev.type, XRMA_EVENT_NOT_OPERATIONAL);
+	assert_int_equal(ev.node, 8);
+	assert_int_equal(next_event(ca, 0), 0);
+	assert_int_equal(next_event(bc, 0), 0);
+	assert_rc(transfer(b, XRMA_RMA_WRITE, &lb, ba, 0, 64), 0);
+	assert_rc(xrma_node_csr_read(a, 4, CSR_LINK_DOWN, &v), 0);
+	assert_int_equal(v, 0);
+	assert_rc(fixture_seg_close(&lc), 0);
+	assert_rc(fixture_seg_close(&lb), 0);
+	assert_rc(xrma_rseg_close(ca), 0);
+	pair_release(&sc, bc);
+	pair_release(&sa, ba);
+	assert_rc(xrma_ctx_close(b), 0);
+	assert_rc(xrma_ctx_close(c), 0);
+	assert_rc(xrma_ctx_close(a), 0);
+	/* A link joins two different SCI nodes; raw_space has three words. */
+	for (int i = 0; i < 4; i++) {
+		static const char *const bad[][2] = {
+			{ "XRMA_SCI_FAULT_LINK", "8-8@2+300" }, { "XRMA_SCI_FAULT_LINK", "8-5@2+300" },
+			{ "XRMA_SCI_FAULT_LOST", "8-4@2" }, { "XRMA_SCI_RAW_SPACE", "some" },
+		};
+
+		setenv(bad[i][0], bad[i][1], 1);
+		assert_rc(xrma_ctx_open(&(struct xrma_ctx_attr){ .provider = "sci", .fabric = fabric,
+								 .node_id = 4 }, &a),
+			  XRMA_ECONFIG);
+		unsetenv(bad[i][0]);
+	}
+}
+
 /* Child: node 12 exports a segment and reports its id, then waits to be killed. */
 static int victim_main(int sock, const char *arg)
 {
@@ -474,6 +560,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_sci_faults_repeat_with_the_seed, sci_test_up),
 		cmocka_unit_test_setup(test_sci_failed_transfers_move_only_what_went_before, sci_test_up),
 		cmocka_unit_test_setup(test_sci_configured_link_fault_goes_down_and_up, sci_test_up),
+		cmocka_unit_test_setup(test_sci_configured_fault_of_one_link_spares_the_others, sci_test_up),
 		cmocka_unit_test_setup(test_sci_configured_node_loss_kills_the_node, sci_test_up),
 	};
 	int rc;
