@@ -34,6 +34,8 @@ extern const struct xrma_provider xrma_prov_sci;
 #define SCI_OFFSET_MASK      ((1ull << SCI_OFFSET_BITS) - 1)
 /* The largest SCI transaction a store or a DMA burst becomes (a 64-byte move). */
 #define SCI_TRANSACTION_SIZE 64u
+/* Transaction ids of an initiator: response-expected transactions in flight (0..63). */
+#define SCI_TRANSACTION_IDS  64u
 
 /* A node id the model can have: a non-zero multiple of 4 that fits 16 bits. */
 static inline bool sci_node_valid(uint32_t node)
@@ -90,6 +92,20 @@ struct sci_fault_config {
 	size_t event_count;
 };
 
+/* ---------------------------------------------------------------- posted transfers */
+
+struct sci_post;
+
+/* The context's adapter engine (sci_post.c). */
+struct sci_posted {
+	pthread_mutex_t lock;       /* guards everything below */
+	pthread_cond_t cond;        /* work queued, ids freed, stop */
+	struct sci_post *head, *tail;
+	uint32_t tids_free;         /* transaction ids not held */
+	pthread_t thread;
+	bool started, stop;
+};
+
 /* ---------------------------------------------------------------- the model */
 
 /* Who may import this node's memory by global address ([sci] raw_space). */
@@ -105,6 +121,7 @@ struct sci_model {
 	uint64_t att_page_size;     /* fixed */
 	struct sci_fault_config faults;   /* fixed after open */
 	enum sci_raw_space raw_space;     /* fixed */
+	struct sci_posted posted;   /* its own lock */
 	int timer_fd;               /* fixed: brings modelled links back up */
 	int poll_fd;                /* fixed: the host fabric's fd and timer_fd */
 
@@ -158,11 +175,23 @@ bool xrma_prov_sci_fault_lost(struct hostfab_ep *ep, uint32_t node);
 void xrma_prov_sci_fault_progress(struct hostfab_ep *ep);
 void xrma_prov_sci_fault_release(struct sci_model *model);
 
+/* sci_post.c */
+int xrma_prov_sci_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem,
+			   size_t offset, const struct iovec *iov, size_t count, uint32_t flags,
+			   void (*done)(void *arg, int status), void *arg);
+void xrma_prov_sci_post_init(struct sci_posted *q);
+/* Stop the engine (nothing may be in flight any more); _fini also frees. */
+void xrma_prov_sci_post_stop(struct sci_posted *q);
+void xrma_prov_sci_post_fini(struct sci_posted *q);
+
 /* sci_csr.c */
 int xrma_prov_sci_csr_read(void *state, uint32_t node, uint32_t offset, uint32_t *value);
 int xrma_prov_sci_csr_write(void *state, uint32_t node, uint32_t offset, uint32_t value);
 /* Set the read-only registers of our node at open. */
 void xrma_prov_sci_csr_init(struct hostfab_ep *ep);
+/* Transaction ids taken (delta > 0) or given back by one of our node's initiators:
+ * the OUTSTANDING and OUTSTANDING_PEAK registers. */
+void xrma_prov_sci_csr_outstanding(struct hostfab_ep *ep, int32_t delta);
 /* Count a transaction error in our node's ERROR_COUNT and STATE registers. */
 void xrma_prov_sci_csr_log_error(struct hostfab_ep *ep);
 /* The link between nodes a and b alone: down (listed in both nodes' LINK_DOWN

@@ -26,6 +26,8 @@ enum sci_csr_reg {
 	SCI_CSR_ATT_USED = 0x018,     /* RO: entries its exports take */
 	SCI_CSR_ERROR_COUNT = 0x01c,  /* RW: transaction errors its initiators saw */
 	SCI_CSR_ENDPOINTS = 0x020,    /* RO: live endpoints (processes) of the node */
+	SCI_CSR_OUTSTANDING = 0x024,  /* RO: transaction ids its initiators hold now */
+	SCI_CSR_OUTSTANDING_PEAK = 0x028, /* RW: the most held at once; write 0 to restart */
 	SCI_CSR_LINK_DOWN = 0x040,    /* RO: nodes whose link with this one is down, 16 (0: none) */
 	SCI_CSR_SCRATCH = 0x080,      /* RW: 32 registers for programs, to 0x0fc */
 	SCI_CSR_SPACE = 0x100,
@@ -174,7 +176,8 @@ int xrma_prov_sci_csr_write(void *state, uint32_t node, uint32_t offset, uint32_
 		}
 		return value & SCI_STATE_LINK_OFF ? hostfab_link_set(ep, node, !set) : 0;
 	}
-	if (offset == SCI_CSR_ERROR_COUNT || offset >= SCI_CSR_SCRATCH) {
+	if (offset == SCI_CSR_ERROR_COUNT || offset == SCI_CSR_OUTSTANDING_PEAK ||
+	    offset >= SCI_CSR_SCRATCH) {
 		atomic_store_explicit(r, value, memory_order_release);
 		return 0;
 	}
@@ -190,6 +193,18 @@ void xrma_prov_sci_csr_init(struct hostfab_ep *ep)
 	atomic_store_explicit(reg(dir, SCI_CSR_ATT_ENTRIES), model->att_entries, memory_order_release);
 	atomic_store_explicit(reg(dir, SCI_CSR_ATT_PAGE_SIZE), (uint32_t)model->att_page_size,
 			      memory_order_release);
+}
+
+void xrma_prov_sci_csr_outstanding(struct hostfab_ep *ep, int32_t delta)
+{
+	struct hostfab_dir *dir = ep->own->dir;
+	uint32_t now = atomic_fetch_add_explicit(reg(dir, SCI_CSR_OUTSTANDING), (uint32_t)delta,
+						 memory_order_acq_rel) + (uint32_t)delta;
+	uint32_t peak = atomic_load_explicit(reg(dir, SCI_CSR_OUTSTANDING_PEAK), memory_order_relaxed);
+
+	while (delta > 0 && now > peak &&
+	       !atomic_compare_exchange_weak(reg(dir, SCI_CSR_OUTSTANDING_PEAK), &peak, now))
+		;
 }
 
 void xrma_prov_sci_csr_log_error(struct hostfab_ep *ep)

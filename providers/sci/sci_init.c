@@ -46,6 +46,7 @@ static int sci_read_limits(const struct xrma_config *cfg, struct sci_model *mode
 
 static void sci_model_free(struct sci_model *model)
 {
+	xrma_prov_sci_post_fini(&model->posted);
 	xrma_prov_sci_fault_release(model);
 	if (model->poll_fd >= 0)
 		close(model->poll_fd);
@@ -87,6 +88,7 @@ static int sci_open(const struct xrma_prov_open_args *args, void **state, struct
 	if (!model)
 		return -XRMA_ENOMEM;
 	pthread_mutex_init(&model->lock, NULL);
+	xrma_prov_sci_post_init(&model->posted);
 	model->timer_fd = model->poll_fd = -1;
 	ret = sci_read_limits(args->config, model);
 	if (ret) {
@@ -128,6 +130,9 @@ static void sci_close(void *state)
 	struct hostfab_ep *ep = state;
 	struct sci_model *model = ep ? sci_model_of(ep) : NULL;
 
+	/* The engine thread uses the endpoint: it goes first. */
+	if (model)
+		xrma_prov_sci_post_stop(&model->posted);
 	hostfab_close(state);
 	if (model)
 		sci_model_free(model);
@@ -189,6 +194,7 @@ static const struct xrma_provider_ops sci_ops = {
 	.mem_import = xrma_prov_sci_mem_import,
 	.mem_unimport = xrma_prov_sci_mem_unimport,
 	.rma = xrma_prov_sci_rma,
+	.rma_post = xrma_prov_sci_rma_post,
 	.mem_register = hostfab_mem_register,
 	.map = xrma_prov_sci_map,
 	.unmap = xrma_prov_sci_unmap,

@@ -502,6 +502,80 @@ static void test_sci_configured_fault_of_one_link_spares_the_others(void **state
 	}
 }
 
+#define CSR_OUTSTANDING 0x024
+#define CSR_OUTSTANDING_PEAK 0x028
+
+/* Post len bytes at each of count offsets (stride len) from l to r, then drain: 0 or a code. */
+static int post_all(struct xrma_ctx *ctx, struct fixture_seg *l, struct xrma_rseg *r, size_t len,
+		    size_t count)
+{
+	struct xrma_dmaq *q;
+	struct xrma_completion c;
+	int ret = 0;
+
+	assert_rc(xrma_dmaq_open(ctx, (uint32_t)count, 0, &q), 0);
+	for (size_t i = 0; i < count; i++) {
+		struct xrma_iov iov = { .seg = l->seg, .offset = i * len, .len = len };
+
+		assert_rc(xrma_dmaq_post(q, XRMA_RMA_WRITE, &iov, 1, r, i * len, len, i, 0), 0);
+	}
+	for (size_t i = 0; i < count; i++) {
+		assert_rc(xrma_dmaq_wait(q, &c, 10000), 0);
+		assert_int_equal(c.cookie, i);
+		if (c.status && !ret)
+			ret = c.status;
+	}
+	assert_rc(xrma_dmaq_close(q), 0);
+	return ret;
+}
+
+static uint32_t csr(struct xrma_ctx *ctx, uint32_t node, uint32_t offset)
+{
+	uint32_t v = UINT32_MAX;
+
+	assert_rc(xrma_node_csr_read(ctx, node, offset, &v), 0);
+	return v;
+}
+
+static void test_sci_posted_transfers_hold_at_most_64_transaction_ids(void **state)
+{
+	enum { BIG = 64 * 1024, SMALL = 64, MANY = 512 };
+	struct xrma_ctx *a, *b;
+	struct fixture_seg s, l;
+	struct xrma_rseg *r;
+
+	(void)state;
+	a = open_node(4);
+	b = open_node(8);
+	pair_import(a, b, 4, MANY * SMALL > BIG ? MANY * SMALL : BIG, &s, &r);
+	assert_rc(fixture_seg_make(b, BIG, XRMA_ACCESS_ALL, false, 5, &l), 0);
+	/* 1024 transactions in one transfer: it moves in bursts holding all 64 ids. */
+	assert_rc(xrma_node_csr_write(b, 8, CSR_OUTSTANDING_PEAK, 0), 0);
+	assert_rc(post_all(b, &l, r, BIG, 1), 0);
+	assert_int_equal(csr(b, 8, CSR_OUTSTANDING_PEAK), 64);
+	assert_int_equal(csr(b, 8, CSR_OUTSTANDING), 0);
+	assert_int_equal(fixture_pattern_check(s.addr, BIG, 5, 0), FIXTURE_MATCH);
+	/* 100 bytes are two transactions. */
+	assert_rc(xrma_node_csr_write(b, 8, CSR_OUTSTANDING_PEAK, 0), 0);
+	assert_rc(post_all(b, &l, r, 100, 1), 0);
+	assert_int_equal(csr(b, 8, CSR_OUTSTANDING_PEAK), 2);
+	/* Many one-transaction writes posted at once: never more than 64 ids in use, every
+	 * byte delivered; the poster waited for ids instead. */
+	memset(s.addr, 0, MANY * SMALL);
+	assert_rc(xrma_node_csr_write(b, 8, CSR_OUTSTANDING_PEAK, 0), 0);
+	assert_rc(post_all(b, &l, r, SMALL, MANY), 0);
+	assert_true(csr(b, 8, CSR_OUTSTANDING_PEAK) >= 1);
+	assert_true(csr(b, 8, CSR_OUTSTANDING_PEAK) <= 64);
+	assert_int_equal(csr(b, 8, CSR_OUTSTANDING), 0);
+	assert_int_equal(fixture_pattern_check(s.addr, MANY * SMALL, 5, 0), FIXTURE_MATCH);
+	/* OUTSTANDING itself is read-only. */
+	assert_rc(xrma_node_csr_write(b, 8, CSR_OUTSTANDING, 0), XRMA_EACCES);
+	assert_rc(fixture_seg_close(&l), 0);
+	pair_release(&s, r);
+	assert_rc(xrma_ctx_close(b), 0);
+	assert_rc(xrma_ctx_close(a), 0);
+}
+
 /* Child: node 12 exports a segment and reports its id, then waits to be killed. */
 static int victim_main(int sock, const char *arg)
 {
@@ -561,6 +635,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_sci_failed_transfers_move_only_what_went_before, sci_test_up),
 		cmocka_unit_test_setup(test_sci_configured_link_fault_goes_down_and_up, sci_test_up),
 		cmocka_unit_test_setup(test_sci_configured_fault_of_one_link_spares_the_others, sci_test_up),
+		cmocka_unit_test_setup(test_sci_posted_transfers_hold_at_most_64_transaction_ids,
+				       sci_test_up),
 		cmocka_unit_test_setup(test_sci_configured_node_loss_kills_the_node, sci_test_up),
 	};
 	int rc;

@@ -95,6 +95,14 @@ static void test_sequence_check_reports_retriable_then_not_retriable(void **stat
 	assert_int_equal(SCICheckSequence(seq, 0, &err), SCI_SEQ_RETRIABLE);
 	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
 	assert_int_equal(SCICheckSequence(seq, 0, &err), SCI_SEQ_RETRIABLE);
+	/* Posted writes: a store barrier is a check point that reports their errors, and the
+	 * next check still sees them. */
+	m[1] = 2;
+	SCIStoreBarrier(seq, 0, &err);
+	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
+	assert_int_equal(SCICheckSequence(seq, SCI_FLAG_NO_STORE_BARRIER, &err), SCI_SEQ_RETRIABLE);
+	SCIStoreBarrier(seq, SCI_FLAG_FLUSH_CPU_BUFFERS_ONLY, &err);
+	assert_sci(err, SCI_ERR_OK);
 	SCIRemoveSequence(seq, 0, &err);
 	SCIUnmapSegment(map, 0, &err);
 	pair_close(&p);
@@ -118,8 +126,11 @@ static void test_sequence_check_reports_retriable_then_not_retriable(void **stat
 	(void)SCIMapRemoteSegment(p.r, &map, 0, MSG_SIZE, NULL, 0, &err);
 	SCICreateMapSequence(map, &seq, 0, &err);
 	assert_int_equal(SCIStartSequence(seq, 0, &err), SCI_SEQ_OK);
-	for (int i = 0; i < 50; i++)
+	for (int i = 0; i < 50; i++) {
 		assert_int_equal(SCICheckSequence(seq, 0, &err), SCI_SEQ_OK);
+		SCIStoreBarrier(seq, 0, &err);
+		assert_sci(err, SCI_ERR_OK);
+	}
 	SCIRemoveSequence(seq, 0, &err);
 	SCIUnmapSegment(map, 0, &err);
 	pair_close(&p);
@@ -131,6 +142,8 @@ static void test_dma_and_block_transfers_fail_with_transfer_failed(void **state)
 	sci_local_segment_t local;
 	sci_dma_queue_t dq;
 	sci_map_t rmap, lmap;
+	volatile uint8_t *lbytes;
+	uint8_t buf[100];
 	sci_error_t err;
 
 	(void)state;
@@ -147,11 +160,22 @@ static void test_dma_and_block_transfers_fail_with_transfer_failed(void **state)
 			    SCI_FLAG_DMA_WAIT | SCI_FLAG_DMA_READ, &err);
 	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
 	(void)SCIMapRemoteSegment(p.r, &rmap, 0, MSG_SIZE, NULL, 0, &err);
-	(void)SCIMapLocalSegment(local, &lmap, 0, MSG_SIZE, NULL, 0, &err);
+	lbytes = SCIMapLocalSegment(local, &lmap, 0, MSG_SIZE, NULL, 0, &err);
 	SCITransferBlock(lmap, 0, rmap, 0, MSG_SIZE, 0, &err);
 	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
 	SCIMemCpy(NULL, (void *)"abcd", rmap, 0, 4, SCI_FLAG_ERROR_CHECK, &err);
 	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
+	/* Failed checked reads leave no good-looking bytes behind. */
+	memset(buf, 0x11, sizeof(buf));
+	SCIMemCpy(NULL, buf, rmap, 0, sizeof(buf), SCI_FLAG_ERROR_CHECK | SCI_FLAG_BLOCK_READ, &err);
+	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0xee);
+	lbytes[0] = 0x11;
+	SCITransferBlock(rmap, 0, lmap, 0, MSG_SIZE, 0, &err);
+	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
+	for (size_t i = 0; i < MSG_SIZE; i++)
+		assert_int_equal(lbytes[i], 0xee);
 	SCIUnmapSegment(lmap, 0, &err);
 	SCIUnmapSegment(rmap, 0, &err);
 	SCIRemoveDMAQueue(dq, 0, &err);
