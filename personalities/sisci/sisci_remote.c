@@ -145,14 +145,15 @@ static sci_error_t rseg_publish(struct xrma_sisci_rseg *r)
 /* Connect r now; on failure its handle goes stale (it was never handed out). */
 static sci_error_t rseg_connect_now(struct xrma_sisci_rseg *r)
 {
+	struct xrma_sisci_desc *d = r->desc;
 	int ret = rseg_import(r);
 
 	if (!ret)
 		return SCI_ERR_OK;
 	xrma_sisci_obj_ref(&r->obj);
 	xrma_sisci_obj_kill(&r->obj);
-	xrma_sisci_obj_put(&r->obj);
-	xrma_sisci_desc_child_del(r->desc);
+	xrma_sisci_obj_put(&r->obj);   /* frees r */
+	xrma_sisci_desc_child_del(d);
 	return xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
 }
 
