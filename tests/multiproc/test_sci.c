@@ -85,6 +85,15 @@ static int transfer(struct xrma_ctx *ctx, enum xrma_rma_op op, struct fixture_se
 	return ret;
 }
 
+/* A CSR register that must be readable. */
+static uint32_t csr(struct xrma_ctx *ctx, uint32_t node, uint32_t offset)
+{
+	uint32_t v = UINT32_MAX;
+
+	assert_rc(xrma_node_csr_read(ctx, node, offset, &v), 0);
+	return v;
+}
+
 /* Wait until node's exports take want ATT entries (a closed segment is unexported
  * when its last user lets go, which may be the service thread). */
 static void wait_att_used(struct xrma_ctx *ctx, uint32_t node, uint32_t want)
@@ -454,14 +463,11 @@ static void test_sci_configured_fault_of_one_link_spares_the_others(void **state
 	/* Only 8-4 is down: 8 reaches 12, 12 reaches 4, and both ends list each other. */
 	assert_rc(transfer(b, XRMA_RMA_WRITE, &lb, bc, 0, 64), 0);
 	assert_rc(transfer(c, XRMA_RMA_WRITE, &lc, ca, 0, 64), 0);
-	assert_rc(xrma_node_csr_read(a, 4, CSR_LINK_DOWN, &v), 0);
-	assert_int_equal(v, 8);
-	assert_rc(xrma_node_csr_read(b, 8, CSR_LINK_DOWN, &v), 0);
-	assert_int_equal(v, 4);
-	assert_rc(xrma_node_csr_read(c, 12, CSR_LINK_DOWN, &v), 0);
-	assert_int_equal(v, 0);
+	assert_int_equal(csr(a, 4, CSR_LINK_DOWN), 8);
+	assert_int_equal(csr(b, 8, CSR_LINK_DOWN), 4);
+	assert_int_equal(csr(c, 12, CSR_LINK_DOWN), 0);
 	assert_rc(xrma_node_csr_read(b, 4, CSR_NODE_IDS, &v), XRMA_EHOSTUNREACH);
-	assert_rc(xrma_node_csr_read(c, 4, CSR_NODE_IDS, &v), 0);
+	assert_int_equal(csr(c, 4, CSR_NODE_IDS), 4u << 16);
 	assert_rc(xrma_node_probe(b, 4, FIXTURE_TIMEOUT_MS), XRMA_EHOSTUNREACH);
 	assert_rc(xrma_node_probe(c, 4, FIXTURE_TIMEOUT_MS), 0);
 	/* The link's two ends hear of it, down then up; the third node does not. */
@@ -477,8 +483,7 @@ static void test_sci_configured_fault_of_one_link_spares_the_others(void **state
 	assert_int_equal(next_event(ca, 0), 0);
 	assert_int_equal(next_event(bc, 0), 0);
 	assert_rc(transfer(b, XRMA_RMA_WRITE, &lb, ba, 0, 64), 0);
-	assert_rc(xrma_node_csr_read(a, 4, CSR_LINK_DOWN, &v), 0);
-	assert_int_equal(v, 0);
+	assert_int_equal(csr(a, 4, CSR_LINK_DOWN), 0);
 	assert_rc(fixture_seg_close(&lc), 0);
 	assert_rc(fixture_seg_close(&lb), 0);
 	assert_rc(xrma_rseg_close(ca), 0);
@@ -527,14 +532,6 @@ static int post_all(struct xrma_ctx *ctx, struct fixture_seg *l, struct xrma_rse
 	}
 	assert_rc(xrma_dmaq_close(q), 0);
 	return ret;
-}
-
-static uint32_t csr(struct xrma_ctx *ctx, uint32_t node, uint32_t offset)
-{
-	uint32_t v = UINT32_MAX;
-
-	assert_rc(xrma_node_csr_read(ctx, node, offset, &v), 0);
-	return v;
 }
 
 static void test_sci_posted_transfers_hold_at_most_64_transaction_ids(void **state)
