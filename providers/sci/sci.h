@@ -101,7 +101,10 @@ struct sci_posted {
 	pthread_mutex_t lock;       /* guards everything below */
 	pthread_cond_t cond;        /* work queued, ids freed, stop */
 	struct sci_post *head, *tail;
+	atomic_size_t queued;       /* length of the list, read without the lock to spin */
 	uint32_t tids_free;         /* transaction ids not held */
+	unsigned id_waiters;        /* posters waiting for ids */
+	bool sleeping;              /* the engine waits on cond */
 	pthread_t thread;
 	bool started, stop;
 };

@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "core/wait.h"
 
 struct sci_post {
 	struct sci_post *next;
@@ -38,9 +39,16 @@ static void *post_main(void *arg)
 		struct sci_post *p;
 		int status;
 
+		/* A short spin catches back-to-back posts without a wake-up. */
+		for (int spin = 0; spin < XRMA_SPIN_LIMIT &&
+				   !atomic_load_explicit(&q->queued, memory_order_acquire); spin++)
+			xrma_cpu_relax();
 		pthread_mutex_lock(&q->lock);
-		while (!q->head && !q->stop)
+		while (!q->head && !q->stop) {
+			q->sleeping = true;
 			pthread_cond_wait(&q->cond, &q->lock);
+			q->sleeping = false;
+		}
 		p = q->head;
 		if (!p) {
 			pthread_mutex_unlock(&q->lock);
@@ -49,6 +57,7 @@ static void *post_main(void *arg)
 		q->head = p->next;
 		if (!q->head)
 			q->tail = NULL;
+		atomic_fetch_sub_explicit(&q->queued, 1, memory_order_relaxed);
 		pthread_mutex_unlock(&q->lock);
 
 		status = xrma_prov_sci_rma(ep, p->op, p->rmem, p->offset, p->iov, p->count, p->flags);
@@ -57,7 +66,8 @@ static void *post_main(void *arg)
 		pthread_mutex_lock(&q->lock);
 		xrma_prov_sci_csr_outstanding(ep, -(int32_t)p->tids);
 		q->tids_free += p->tids;
-		pthread_cond_broadcast(&q->cond);
+		if (q->id_waiters)
+			pthread_cond_broadcast(&q->cond);
 		pthread_mutex_unlock(&q->lock);
 		p->done(p->arg, status);
 		free(p);
@@ -106,8 +116,11 @@ int xrma_prov_sci_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rm
 		q->started = true;
 	}
 	/* The poster (the core's DMA engine) waits for ids: SCI's back pressure. */
-	while (q->tids_free < p->tids)
+	while (q->tids_free < p->tids) {
+		q->id_waiters++;
 		pthread_cond_wait(&q->cond, &q->lock);
+		q->id_waiters--;
+	}
 	q->tids_free -= p->tids;
 	xrma_prov_sci_csr_outstanding(ep, (int32_t)p->tids);
 	if (q->tail)
@@ -115,7 +128,9 @@ int xrma_prov_sci_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rm
 	else
 		q->head = p;
 	q->tail = p;
-	pthread_cond_broadcast(&q->cond);
+	atomic_fetch_add_explicit(&q->queued, 1, memory_order_release);
+	if (q->sleeping)
+		pthread_cond_broadcast(&q->cond);
 	pthread_mutex_unlock(&q->lock);
 	return 0;
 }
@@ -123,6 +138,7 @@ int xrma_prov_sci_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rm
 void xrma_prov_sci_post_init(struct sci_posted *q)
 {
 	memset(q, 0, sizeof(*q));
+	atomic_init(&q->queued, 0);
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->cond, NULL);
 	q->tids_free = SCI_TRANSACTION_IDS;
