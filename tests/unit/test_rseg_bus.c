@@ -128,6 +128,45 @@ static void test_rseg_open_bus_refusals_return_documented_codes(void **state)
 	assert_rc(fixture_seg_close(&s), 0);
 }
 
+static void test_rseg_open_bus_owner_may_close_under_a_raw_window(void **state)
+{
+	struct fixture_seg local;
+	void *user = NULL;
+
+	(void)state;
+	assert_rc(fixture_seg_make(fx.ctx[1], FIXTURE_PAGE, XRMA_ACCESS_ALL, false, 0, &local), 0);
+	assert_int_equal(posix_memalign(&user, FIXTURE_PAGE, SEG_LEN), 0);
+	/* Provider memory, then the owner's own registered pages. */
+	for (int registered = 0; registered < 2; registered++) {
+		struct xrma_seg_attr attr = { .len = SEG_LEN, .addr = registered ? user : NULL,
+					      .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL };
+		struct xrma_seg *seg;
+		struct xrma_rseg *r;
+		enum xrma_rseg_state st;
+		uint64_t bus;
+		int ret;
+
+		fixture_pattern(user, SEG_LEN, 4, 0);
+		assert_rc(xrma_seg_open(fx.ctx[0], &attr, &seg), 0);
+		assert_rc(xrma_seg_export(seg, 0), 0);
+		assert_rc(xrma_seg_bus_addr(seg, &bus), 0);
+		assert_rc(open_bus(bus + FIXTURE_PAGE, FIXTURE_PAGE, RW, &r), 0);
+		assert_rc(fixture_rma_sync(fx.ctx[1], XRMA_RMA_READ, local.seg, 0, r, 0, 64), 0);
+		if (registered)
+			assert_int_equal(fixture_pattern_check(local.addr, 64, 4, FIXTURE_PAGE),
+					 FIXTURE_MATCH);
+		/* Nothing holds the segment for a raw window: its owner closes it at once. */
+		assert_rc(xrma_seg_close(seg), 0);
+		/* What the window reaches then is the importer's business: it fails or not, cleanly. */
+		ret = fixture_rma_sync(fx.ctx[1], XRMA_RMA_READ, local.seg, 0, r, 0, 64);
+		assert_true(ret == 0 || ret == -XRMA_ETRANSFER || ret == -XRMA_ELOST);
+		assert_rc(xrma_rseg_state(r, &st), 0);
+		assert_rc(xrma_rseg_close(r), 0);
+	}
+	free(user);
+	assert_rc(fixture_seg_close(&local), 0);
+}
+
 static void test_rseg_open_bus_without_capability_returns_enotsup(void **state)
 {
 	char fabric[XRMA_NAME_MAX];
@@ -151,6 +190,7 @@ int main(void)
 		T(test_rseg_open_bus_window_reads_writes_maps_segment_bytes),
 		T(test_rseg_open_bus_whole_segment_at_its_address),
 		T(test_rseg_open_bus_refusals_return_documented_codes),
+		T(test_rseg_open_bus_owner_may_close_under_a_raw_window),
 		T(test_rseg_open_bus_without_capability_returns_enotsup),
 	};
 
