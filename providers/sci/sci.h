@@ -8,10 +8,15 @@
  *    the node's exported space, which an address translation table (ATT) of
  *    att_entries pages of att_page_size bytes maps; exports take runs of
  *    entries of the owner's table, imports take entries of the importer's;
+ *  - raw access to a node's space by global address (SCIConnectSCISpace),
+ *    which the owner's [sci] raw_space allows or refuses;
  *  - a register file (CSR space) per node, in the node directory;
  *  - transactions of 64 bytes that fail at a configured rate, per link,
- *    from a seeded generator, so a run is repeatable; links that go down and
- *    come back; nodes that are lost.
+ *    from a seeded generator, so a run is repeatable; a node's link, or the
+ *    link between two nodes, that goes down and comes back; nodes that are
+ *    lost;
+ *  - 64 transaction ids per initiator: posted transfers hold them until
+ *    they complete.
  * docs/providers.md lists the registers, limits and fault keys.
  */
 #ifndef XRMA_PROV_SCI_H
