@@ -142,6 +142,7 @@ static const struct xrma_provider_ops ntb_ops = {
 	.spad_write = hostfab_spad_write,
 	.mem_bus_addr = hostfab_mem_bus_addr,
 	.link_set = hostfab_link_set,
+	.node_objects = hostfab_node_objects,
 };
 
 const struct xrma_provider xrma_prov_ntb = {

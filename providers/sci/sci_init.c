@@ -179,6 +179,7 @@ static const struct xrma_provider_ops sci_ops = {
 	.unmap = xrma_prov_sci_unmap,
 	.atomic = xrma_prov_sci_atomic,
 	.link_set = hostfab_link_set,
+	.node_objects = hostfab_node_objects,
 	.mem_bus_addr = hostfab_mem_bus_addr,
 	.csr_read = xrma_prov_sci_csr_read,
 	.csr_write = xrma_prov_sci_csr_write,

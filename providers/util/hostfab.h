@@ -23,6 +23,7 @@
  *                    memory, or the owner's copy through a staging buffer when
  *                    cross-memory attach is denied or disabled; atomics; map.
  *  - hostfab_db.c    doorbells (spin, then futex) and scratchpads.
+ *  - hostfab_objects.c  a node's live objects with their owners, for xrma_info.
  *  - hostfab_init.c  open/close, node discovery.
  *
  * Locking: ep->lock guards the endpoint's mutable state (connections, peers,
@@ -316,6 +317,10 @@ int hostfab_name_bind(void *state, enum xrma_ns ns, uint64_t *id, uint64_t min, 
 int hostfab_name_unbind(void *state, enum xrma_ns ns, uint64_t id);
 int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id,
 			struct xrma_prov_addr *owner);
+
+/* hostfab_objects.c: the node_objects op (a node's contexts, names and exports). */
+int hostfab_node_objects(void *state, uint32_t node,
+			 int (*report)(void *arg, const struct xrma_node_object *obj), void *arg);
 
 /* hostfab_chan.c */
 void hostfab_sockname(const struct hostfab_ep *ep, uint32_t node, uint32_t epno, char *buf,
