@@ -168,20 +168,40 @@ int xrma_adapter_count(void)
 	return ret ? ret : (int)t->adapter_count;
 }
 
-int xrma_adapter_get(int index, struct xrma_adapter_info *info)
+static int numa_count(const struct xrma_topo *t)
 {
-	const struct xrma_topo *t;
+	int n = hwloc_get_nbobjs_by_type(t->hw, HWLOC_OBJ_NUMANODE);
+
+	return n > 0 ? n : 1;
+}
+
+/* The checks every indexed query makes: an output, the topology, index below count(t). */
+static int topo_entry(int index, const void *info, int (*count)(const struct xrma_topo *t),
+		      const struct xrma_topo **t)
+{
 	int ret;
 
 	if (!info)
 		return -XRMA_EINVAL;
-	ret = xrma_core_topo_get(&t);
+	ret = xrma_core_topo_get(t);
 	if (ret)
 		return ret;
-	if (index < 0 || (size_t)index >= t->adapter_count)
-		return -XRMA_ERANGE;
-	*info = t->adapters[index].info;
-	return 0;
+	return index < 0 || index >= count(*t) ? -XRMA_ERANGE : 0;
+}
+
+static int adapter_count(const struct xrma_topo *t)
+{
+	return (int)t->adapter_count;
+}
+
+int xrma_adapter_get(int index, struct xrma_adapter_info *info)
+{
+	const struct xrma_topo *t;
+	int ret = topo_entry(index, info, adapter_count, &t);
+
+	if (!ret)
+		*info = t->adapters[index].info;
+	return ret;
 }
 
 int xrma_numa_count(void)
@@ -189,25 +209,17 @@ int xrma_numa_count(void)
 	const struct xrma_topo *t;
 	int ret = xrma_core_topo_get(&t);
 
-	if (ret)
-		return ret;
-	ret = hwloc_get_nbobjs_by_type(t->hw, HWLOC_OBJ_NUMANODE);
-	return ret > 0 ? ret : 1;
+	return ret ? ret : numa_count(t);
 }
 
 int xrma_numa_get(int index, struct xrma_numa_info *info)
 {
 	const struct xrma_topo *t;
 	hwloc_obj_t node;
-	int ret;
+	int ret = topo_entry(index, info, numa_count, &t);
 
-	if (!info)
-		return -XRMA_EINVAL;
-	ret = xrma_core_topo_get(&t);
 	if (ret)
 		return ret;
-	if (index < 0 || index >= xrma_numa_count())
-		return -XRMA_ERANGE;
 	memset(info, 0, sizeof(*info));
 	info->index = (uint32_t)index;
 	node = hwloc_get_obj_by_type(t->hw, HWLOC_OBJ_NUMANODE, (unsigned)index);

@@ -128,6 +128,24 @@ void json_null(struct json_writer *w)
 	fputs("null", w->out);
 }
 
+void json_member_string(struct json_writer *w, const char *name, const char *value)
+{
+	json_key(w, name);
+	json_string(w, value);
+}
+
+void json_member_uint(struct json_writer *w, const char *name, uint64_t value)
+{
+	json_key(w, name);
+	json_uint(w, value);
+}
+
+void json_member_int(struct json_writer *w, const char *name, int64_t value)
+{
+	json_key(w, name);
+	json_int(w, value);
+}
+
 void json_finish(struct json_writer *w)
 {
 	fputc('\n', w->out);

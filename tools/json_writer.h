@@ -32,6 +32,10 @@ void json_uint(struct json_writer *w, uint64_t value);
 void json_int(struct json_writer *w, int64_t value);
 void json_bool(struct json_writer *w, bool value);
 void json_null(struct json_writer *w);
+/* A member and its value in one call. */
+void json_member_string(struct json_writer *w, const char *name, const char *value);
+void json_member_uint(struct json_writer *w, const char *name, uint64_t value);
+void json_member_int(struct json_writer *w, const char *name, int64_t value);
 /* End the document with a newline. */
 void json_finish(struct json_writer *w);
 

@@ -126,8 +126,7 @@ static void json_caps(struct json_writer *w, const struct xrma_caps *c)
 			json_string(w, cap_names[i].name);
 	json_end_array(w);
 	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-		json_key(w, limits[i].name);
-		json_uint(w, limit_value(c, i));
+		json_member_uint(w, limits[i].name, limit_value(c, i));
 	}
 	json_end_object(w);
 }
@@ -135,27 +134,18 @@ static void json_caps(struct json_writer *w, const struct xrma_caps *c)
 static void json_adapter(struct json_writer *w, const struct xrma_adapter_info *a)
 {
 	json_begin_object(w);
-	json_key(w, "index");
-	json_uint(w, a->index);
-	json_key(w, "name");
-	json_string(w, a->name);
-	json_key(w, "kind");
-	json_string(w, NAME_OF(kind_names, a->kind));
-	json_key(w, "model");
-	json_string(w, a->model);
+	json_member_uint(w, "index", a->index);
+	json_member_string(w, "name", a->name);
+	json_member_string(w, "kind", NAME_OF(kind_names, a->kind));
+	json_member_string(w, "model", a->model);
 	json_key(w, "pci");
 	if (a->pci_addr[0]) {
 		json_begin_object(w);
-		json_key(w, "address");
-		json_string(w, a->pci_addr);
-		json_key(w, "vendor_id");
-		json_uint(w, a->vendor_id);
-		json_key(w, "device_id");
-		json_uint(w, a->device_id);
-		json_key(w, "subvendor_id");
-		json_uint(w, a->subvendor_id);
-		json_key(w, "subdevice_id");
-		json_uint(w, a->subdevice_id);
+		json_member_string(w, "address", a->pci_addr);
+		json_member_uint(w, "vendor_id", a->vendor_id);
+		json_member_uint(w, "device_id", a->device_id);
+		json_member_uint(w, "subvendor_id", a->subvendor_id);
+		json_member_uint(w, "subdevice_id", a->subdevice_id);
 		json_end_object(w);
 	} else {
 		json_null(w);
@@ -165,35 +155,24 @@ static void json_adapter(struct json_writer *w, const struct xrma_adapter_info *
 		json_uint(w, a->numa_node);
 	else
 		json_null(w);
-	json_key(w, "numa_nodes");
-	json_string(w, a->numa_nodes);
-	json_key(w, "cpus");
-	json_string(w, a->cpus);
-	json_key(w, "cpu_count");
-	json_uint(w, a->cpu_count);
+	json_member_string(w, "numa_nodes", a->numa_nodes);
+	json_member_string(w, "cpus", a->cpus);
+	json_member_uint(w, "cpu_count", a->cpu_count);
 	json_end_object(w);
 }
 
 static void json_object(struct json_writer *w, const struct xrma_node_object *o)
 {
 	json_begin_object(w);
-	json_key(w, "node");
-	json_uint(w, o->node);
-	json_key(w, "kind");
-	json_string(w, NAME_OF(object_names, o->kind));
-	json_key(w, "id");
-	json_uint(w, o->id);
-	json_key(w, "ep");
-	json_uint(w, o->ep);
-	json_key(w, "pid");
-	json_int(w, o->pid);
-	json_key(w, "uid");
-	json_uint(w, o->uid);
+	json_member_uint(w, "node", o->node);
+	json_member_string(w, "kind", NAME_OF(object_names, o->kind));
+	json_member_uint(w, "id", o->id);
+	json_member_uint(w, "ep", o->ep);
+	json_member_int(w, "pid", o->pid);
+	json_member_uint(w, "uid", o->uid);
 	if (o->kind == XRMA_OBJECT_MEMORY) {
-		json_key(w, "len");
-		json_uint(w, o->len);
-		json_key(w, "access");
-		json_uint(w, o->access);
+		json_member_uint(w, "len", o->len);
+		json_member_uint(w, "access", o->access);
 	}
 	json_end_object(w);
 }
@@ -223,18 +202,15 @@ static void show_providers(struct out *o, const char *only, int *shown)
 			continue;
 		}
 		json_begin_object(o->w);
-		json_key(o->w, "name");
-		json_string(o->w, info.name);
-		json_key(o->w, "description");
-		json_string(o->w, info.description);
+		json_member_string(o->w, "name", info.name);
+		json_member_string(o->w, "description", info.description);
 		json_key(o->w, "caps");
 		json_caps(o->w, &info.caps);
 		json_end_object(o->w);
 	}
 	if (o->w) {
 		json_end_array(o->w);
-		json_key(o->w, "default_provider");
-		json_string(o->w, xrma_provider_default());
+		json_member_string(o->w, "default_provider", xrma_provider_default());
 	} else {
 		printf("default provider: %s\n", xrma_provider_default());
 	}
@@ -257,12 +233,9 @@ static int show_config(struct out *o)
 			continue;
 		}
 		json_begin_object(o->w);
-		json_key(o->w, "key");
-		json_string(o->w, e.key);
-		json_key(o->w, "value");
-		json_string(o->w, e.value);
-		json_key(o->w, "source");
-		json_string(o->w, e.source);
+		json_member_string(o->w, "key", e.key);
+		json_member_string(o->w, "value", e.value);
+		json_member_string(o->w, "source", e.source);
 		json_end_object(o->w);
 	}
 	if (o->w)
@@ -318,14 +291,10 @@ static int show_topology(struct out *o, int used)
 			continue;
 		}
 		json_begin_object(o->w);
-		json_key(o->w, "os_index");
-		json_uint(o->w, n.os_index);
-		json_key(o->w, "memory");
-		json_uint(o->w, n.memory);
-		json_key(o->w, "cpus");
-		json_string(o->w, n.cpus);
-		json_key(o->w, "cpu_count");
-		json_uint(o->w, n.cpu_count);
+		json_member_uint(o->w, "os_index", n.os_index);
+		json_member_uint(o->w, "memory", n.memory);
+		json_member_string(o->w, "cpus", n.cpus);
+		json_member_uint(o->w, "cpu_count", n.cpu_count);
 		json_end_object(o->w);
 	}
 	if (o->w) {
@@ -421,14 +390,10 @@ static int show_local(struct out *o, struct xrma_ctx *ctx, int adapter)
 	if (o->w) {
 		json_key(o->w, "local");
 		json_begin_object(o->w);
-		json_key(o->w, "provider");
-		json_string(o->w, info.provider);
-		json_key(o->w, "fabric");
-		json_string(o->w, info.fabric);
-		json_key(o->w, "node");
-		json_uint(o->w, info.node_id);
-		json_key(o->w, "adapter");
-		json_string(o->w, a.name);
+		json_member_string(o->w, "provider", info.provider);
+		json_member_string(o->w, "fabric", info.fabric);
+		json_member_uint(o->w, "node", info.node_id);
+		json_member_string(o->w, "adapter", a.name);
 		json_key(o->w, "caps");
 		json_caps(o->w, &info.caps);
 	} else {

@@ -288,10 +288,16 @@ int hostfab_dir_open(struct hostfab_ep *ep, uint32_t node, bool create, struct h
 void hostfab_dir_close(struct hostfab_dirmap *map);
 /* A peer node's directory, mapped once and cached; XRMA_ENODEV if absent. */
 int hostfab_dir_peer(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out);
+/* hostfab_dir_peer for a reader of node: XRMA_EACCES (another user), else XRMA_ENODEV. */
+int hostfab_dir_reader(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out);
 int hostfab_dir_lock(struct hostfab_ep *ep, struct hostfab_dir *dir);
 void hostfab_dir_unlock(struct hostfab_dir *dir);
 void hostfab_dir_write_begin(struct hostfab_dir *dir);
 void hostfab_dir_write_end(struct hostfab_dir *dir);
+/* Lock-free readers: begin waits for an even count and returns it; retry says whether a
+ * writer ran since (the loads in between must then be taken again). */
+uint32_t hostfab_dir_read_begin(const struct hostfab_dir *dir);
+bool hostfab_dir_read_retry(const struct hostfab_dir *dir, uint32_t seq);
 /* Join the node: take a slot (reclaiming dead ones) and an endpoint number. */
 int hostfab_dir_join(struct hostfab_ep *ep);
 /* Leave: free our slot, names and exports; unlink the file if the node empties. */

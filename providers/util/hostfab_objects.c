@@ -6,9 +6,7 @@
  * its owner. The directory is read lock-free under its sequence counter, copied
  * out, checked for dead owners, then reported with no lock held.
  */
-#include <sched.h>
 #include <stdlib.h>
-#include "providers/prov_atomic.h"
 #include "providers/util/hostfab.h"
 
 /* An object copied out of the directory, with the slot that owns it. */
@@ -106,22 +104,16 @@ int hostfab_node_objects(void *state, uint32_t node,
 
 	if (!ep || !report)
 		return -XRMA_EINVAL;
-	ret = hostfab_dir_peer(ep, node, &map);
+	ret = hostfab_dir_reader(ep, node, &map);
 	if (ret)
-		return ret == -XRMA_EACCES ? -XRMA_EACCES : -XRMA_ENODEV;
+		return ret;
 	dir = map->dir;
-	/* A writer is never long inside; a torn copy is taken again. */
-	for (int spins = 0;; spins++) {
-		uint32_t seq = atomic_load_explicit(&dir->seq, memory_order_acquire);
+	/* A torn copy is taken again. */
+	for (;;) {
+		uint32_t seq = hostfab_dir_read_begin(dir);
 
-		if (seq & 1) {
-			if (spins > 64)
-				sched_yield();
-			continue;
-		}
 		ret = copy_once(dir, node, &c);
-		xrma_prov_full_fence();   /* table loads stay before the second count */
-		if (ret || atomic_load_explicit(&dir->seq, memory_order_relaxed) == seq)
+		if (ret || !hostfab_dir_read_retry(dir, seq))
 			break;
 	}
 	if (!ret && !hostfab_dir_node_live(ep, map))
