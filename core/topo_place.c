@@ -10,6 +10,7 @@
 #include <string.h>
 #include <xrma/errors.h>
 #include "core/config.h"
+#include "core/detail.h"
 #include "core/topo.h"
 
 /* "" or "auto": the first adapter (devices come before the host); else a name, a PCI address or an index. */
@@ -39,6 +40,15 @@ static int choose_adapter(const struct xrma_topo *t, const char *want,
 		*out = &t->adapters[n];
 		return 0;
 	}
+	xrma_detail_set("core.adapter '%s' names no adapter of this machine (xrma_info --topology)",
+			want);
+	return -XRMA_ECONFIG;
+}
+
+/* XRMA_ECONFIG, with the key and what it accepts in xrma_error_detail(). */
+static int bad_value(const char *key, const char *value, const char *accepted)
+{
+	xrma_detail_set("%s '%s' is not %s", key, value, accepted);
 	return -XRMA_ECONFIG;
 }
 
@@ -55,7 +65,7 @@ static int parse_membind(const char *v, const struct xrma_topo_adapter *adapter,
 	else if (!strcmp(v, "none"))
 		*out = XRMA_MEMBIND_NONE;
 	else
-		return -XRMA_ECONFIG;
+		return bad_value("core.membind", v, "adapter, thread or none");
 	return 0;
 }
 
@@ -80,7 +90,7 @@ int xrma_core_placement_resolve(const struct xrma_config *cfg, struct xrma_core_
 	else if (!strcmp(bind, "adapter"))
 		pl->bind_threads = true;
 	else
-		return -XRMA_ECONFIG;
+		return bad_value("core.bind_threads", bind, "no or adapter");
 	return 0;
 }
 

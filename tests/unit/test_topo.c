@@ -131,10 +131,12 @@ static void test_topo_adapter_key_chooses_host_by_name_and_index(void **state)
 static void test_topo_bad_placement_keys_refuse_ctx_open(void **state)
 {
 	static const struct {
-		const char *var, *value;
+		const char *var, *value, *key;
 	} bad[] = {
-		{ "XRMA_ADAPTER", "no-such-adapter" }, { "XRMA_ADAPTER", "99" },
-		{ "XRMA_MEMBIND", "everywhere" },      { "XRMA_BIND_THREADS", "maybe" },
+		{ "XRMA_ADAPTER", "no-such-adapter", "core.adapter" },
+		{ "XRMA_ADAPTER", "99", "core.adapter" },
+		{ "XRMA_MEMBIND", "everywhere", "core.membind" },
+		{ "XRMA_BIND_THREADS", "maybe", "core.bind_threads" },
 	};
 	struct xrma_ctx *ctx = NULL;
 
@@ -143,6 +145,8 @@ static void test_topo_bad_placement_keys_refuse_ctx_open(void **state)
 		setenv(bad[i].var, bad[i].value, 1);
 		assert_rc(fixture_ctx_open(fx.fabric, 2, &ctx), XRMA_ECONFIG);
 		assert_null(ctx);
+		/* The detail names the key, so the user knows which line to fix. */
+		assert_non_null(strstr(xrma_error_detail(), bad[i].key));
 		unsetenv(bad[i].var);
 	}
 }
