@@ -4,12 +4,14 @@
  * tests/unit/topo_devices.xml ([core] topology_xml): a Dolphin card near NUMA
  * node 0, an Intel NTB near NUMA node 1, a NIC that is no adapter; their PCI
  * ids and locality, the adapter a context chooses by default and by name, PCI
- * address or index, and the DMA and service threads bound near the NTB.
+ * address or index, the DMA and service threads bound near the NTB, and SISCI's
+ * adapter queries answering with the NTB's PCI facts.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sisci_api.h>
 #include "tests/helpers/fixture.h"
 #include "tests/unit/topo_check.h"
 
@@ -159,6 +161,44 @@ static void test_topo_xml_threads_bound_near_ntb(void **state)
 	assert_rc(xrma_ctx_close(ctx), 0);
 }
 
+static unsigned int sisci_adapter_query(unsigned int sub)
+{
+	unsigned int value = 0xdeadbeefu;
+	struct sci_query_adapter q = { 0, sub, &value };
+	sci_error_t err;
+
+	SCIQuery(SCI_Q_ADAPTER, &q, 0, &err);
+	assert_int_equal(err, SCI_ERR_OK);
+	return value;
+}
+
+static void test_topo_xml_sisci_query_reports_ntb(void **state)
+{
+	char node[16];
+
+	(void)state;
+	/* SISCI's adapter 0 is a context of its own: on loopback, in this fabric, as node 9. */
+	snprintf(node, sizeof(node), "%u", 9u);
+	setenv("XRMA_PROVIDER", "loopback", 1);
+	setenv("XRMA_FABRIC", fx.fabric, 1);
+	setenv("XRMA_NODE_ID", node, 1);
+	setenv("XRMA_ADAPTER", "ntb0", 1);
+	assert_int_equal(sisci_adapter_query(SCI_Q_ADAPTER_CARD_TYPE), XRMA_ADAPTER_NTB);
+	assert_int_equal(sisci_adapter_query(SCI_Q_ADAPTER_NUMA_NODE), 1);
+	assert_int_equal(sisci_adapter_query(SCI_Q_ADAPTER_LOCAL_CPU_COUNT), 1);
+	assert_int_equal(sisci_adapter_query(SCI_Q_ADAPTER_PCI_DOMAIN), 0);
+	assert_int_equal(sisci_adapter_query(SCI_Q_ADAPTER_PCI_BUS), 0x5e);
+	assert_int_equal(sisci_adapter_query(SCI_Q_ADAPTER_PCI_DEVICE), 0);
+	assert_int_equal(sisci_adapter_query(SCI_Q_ADAPTER_PCI_FUNCTION), 0);
+	assert_int_equal(sisci_adapter_query(SCI_Q_ADAPTER_PCI_VENDOR_ID), 0x8086);
+	assert_int_equal(sisci_adapter_query(SCI_Q_ADAPTER_PCI_DEVICE_ID), 0x201c);
+	assert_int_equal(sisci_adapter_query(SCI_Q_ADAPTER_NUMA_NODES), 2);
+	assert_int_equal(sisci_adapter_query(SCI_Q_ADAPTER_CPU_COUNT), 2);
+	unsetenv("XRMA_PROVIDER");
+	unsetenv("XRMA_FABRIC");
+	unsetenv("XRMA_NODE_ID");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +209,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_topo_xml_adapter_choice, fixture_test_up,
 						xml_test_down),
 		cmocka_unit_test_setup_teardown(test_topo_xml_threads_bound_near_ntb, fixture_test_up,
+						xml_test_down),
+		cmocka_unit_test_setup_teardown(test_topo_xml_sisci_query_reports_ntb, fixture_test_up,
 						xml_test_down),
 	};
 
