@@ -2,6 +2,9 @@
 /*
  * core/topo.c: the machine's topology through hwloc, read once per process
  * (pthread_once) and never changed, so every thread may read and bind with it.
+ * Finding PCI devices costs far more than the rest (hundreds of sysfs files), so
+ * it is read only when someone asks about adapters; placement that needs no
+ * adapter uses a second topology of CPUs and memory only.
  * Adapters are PCI functions with ids xrma knows (core/topo_ids.c) plus the
  * host; the public queries of include/xrma/topo.h. Placement decisions (which
  * adapter, memory and thread binding) are core/topo_place.c's.
@@ -9,6 +12,7 @@
 #include "core/topo.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,46 +113,71 @@ static int find_adapters(struct xrma_topo *t)
 }
 
 /*
- * PCI functions of every class are kept (an NTB is a "bridge, other" function,
- * which hwloc's default filter drops). A test's XML file describes this machine's
- * CPU numbering, so binding through it acts on this system.
+ * With io, PCI functions of every class are kept (an NTB is a "bridge, other"
+ * function, which hwloc's default filter drops). A test's XML file describes this
+ * machine's CPU numbering, so binding through it acts on this system.
  */
-static int load_topology(struct xrma_topo *t, const char *xml)
+static int load_topology(hwloc_topology_t *hw, bool io)
 {
-	if (hwloc_topology_init(&t->hw))
-		return -XRMA_ENOMEM;
-	hwloc_topology_set_type_filter(t->hw, HWLOC_OBJ_PCI_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);
-	hwloc_topology_set_type_filter(t->hw, HWLOC_OBJ_BRIDGE, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-	if (xml && *xml) {
-		if (hwloc_topology_set_xml(t->hw, xml) ||
-		    hwloc_topology_set_flags(t->hw, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM))
-			goto err_destroy;
-	}
-	if (hwloc_topology_load(t->hw))
-		goto err_destroy;
-	return 0;
+	struct xrma_config *cfg = malloc(sizeof(*cfg));
+	const char *xml;
+	int ret;
 
-err_destroy:
-	hwloc_topology_destroy(t->hw);
-	t->hw = NULL;
-	return -XRMA_ECONFIG;
+	if (!cfg)
+		return -XRMA_ENOMEM;
+	ret = xrma_config_load(cfg);
+	if (ret)
+		goto out_free;
+	ret = -XRMA_ENOMEM;
+	if (hwloc_topology_init(hw))
+		goto out_free;
+	ret = -XRMA_ECONFIG;
+	if (io) {
+		hwloc_topology_set_type_filter(*hw, HWLOC_OBJ_PCI_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);
+		hwloc_topology_set_type_filter(*hw, HWLOC_OBJ_BRIDGE,
+					       HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	}
+	xml = xrma_config_value(cfg, XRMA_CONFIG_CORE_TOPOLOGY_XML);
+	if (xml && *xml &&
+	    (hwloc_topology_set_xml(*hw, xml) ||
+	     hwloc_topology_set_flags(*hw, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM)))
+		goto out_destroy;
+	if (hwloc_topology_load(*hw))
+		goto out_destroy;
+	ret = 0;
+	goto out_free;
+
+out_destroy:
+	hwloc_topology_destroy(*hw);
+	*hw = NULL;
+out_free:
+	free(cfg);
+	return ret;
 }
 
 static void topo_init_once(void)
 {
-	struct xrma_config *cfg = malloc(sizeof(*cfg));
-
-	if (!cfg) {
-		topo_status = -XRMA_ENOMEM;
-		return;
-	}
-	topo_status = xrma_config_load(cfg);
-	if (!topo_status)
-		topo_status = load_topology(&topo_state,
-					    xrma_config_value(cfg, XRMA_CONFIG_CORE_TOPOLOGY_XML));
-	free(cfg);
+	topo_status = load_topology(&topo_state.hw, true);
 	if (!topo_status)
 		topo_status = find_adapters(&topo_state);
+}
+
+/* The topology without I/O devices: what placement needs when no adapter is asked for. */
+static pthread_once_t base_once = PTHREAD_ONCE_INIT;
+static hwloc_topology_t base_hw;
+static int base_status;
+
+static void base_init_once(void)
+{
+	base_status = load_topology(&base_hw, false);
+}
+
+int xrma_core_topo_base(hwloc_topology_t *hw)
+{
+	pthread_once(&base_once, base_init_once);
+	if (!base_status)
+		*hw = base_hw;
+	return base_status;
 }
 
 int xrma_core_topo_get(const struct xrma_topo **topo)
@@ -242,7 +271,11 @@ int xrma_ctx_adapter(struct xrma_ctx *handle, struct xrma_adapter_info *info)
 	ret = xrma_core_ctx_acquire(handle, &ctx);
 	if (ret)
 		return ret;
-	*info = ctx->placement.adapter->info;
+	/* A context that needed no adapter at open has the default one: adapter 0. */
+	if (ctx->placement.adapter)
+		*info = ctx->placement.adapter->info;
+	else
+		ret = xrma_adapter_get(0, info);
 	xrma_handle_put(&ctx->obj);
-	return 0;
+	return ret;
 }

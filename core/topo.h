@@ -29,18 +29,22 @@ struct xrma_topo {
 	struct xrma_topo_adapter *adapters;
 };
 
-/* The topology, read on first use; 0 or XRMA_ECONFIG (bad XML) / XRMA_ENOMEM. */
+/* The topology with adapters, read on first use; 0 or XRMA_ECONFIG (bad XML) / XRMA_ENOMEM. */
 int xrma_core_topo_get(const struct xrma_topo **topo);
+
+/* The topology of CPUs and memory only (no PCI scan), read on first use. */
+int xrma_core_topo_base(hwloc_topology_t *hw);
 
 enum xrma_membind {
 	XRMA_MEMBIND_NONE = 0,
 	XRMA_MEMBIND_ADAPTER,   /* the adapter's NUMA node(s) */
-	XRMA_MEMBIND_THREAD     /* the NUMA node of the CPU the allocating thread runs on */
+	XRMA_MEMBIND_THREAD,    /* the NUMA node of the CPU the allocating thread runs on */
+	XRMA_MEMBIND_AUTO       /* the default while resolving: one of the above once resolved */
 };
 
 struct xrma_core_placement {
-	const struct xrma_topo *topo;
-	const struct xrma_topo_adapter *adapter;
+	hwloc_topology_t hw;                       /* what binding uses; NULL: no binding */
+	const struct xrma_topo_adapter *adapter;   /* NULL: the default (adapter 0), not read */
 	enum xrma_membind membind;
 	bool bind_threads;
 };

@@ -52,12 +52,10 @@ static int bad_value(const char *key, const char *value, const char *accepted)
 	return -XRMA_ECONFIG;
 }
 
-static int parse_membind(const char *v, const struct xrma_topo_adapter *adapter,
-			 enum xrma_membind *out)
+static int parse_membind(const char *v, enum xrma_membind *out)
 {
 	if (!v || !*v)
-		*out = adapter->info.numa_node != XRMA_NUMA_NONE ? XRMA_MEMBIND_ADAPTER
-								 : XRMA_MEMBIND_NONE;
+		*out = XRMA_MEMBIND_AUTO;
 	else if (!strcmp(v, "adapter"))
 		*out = XRMA_MEMBIND_ADAPTER;
 	else if (!strcmp(v, "thread"))
@@ -69,28 +67,60 @@ static int parse_membind(const char *v, const struct xrma_topo_adapter *adapter,
 	return 0;
 }
 
+static int parse_bind_threads(const char *v, bool *out)
+{
+	if (!v || !*v || !strcmp(v, "no"))
+		*out = false;
+	else if (!strcmp(v, "adapter"))
+		*out = true;
+	else
+		return bad_value("core.bind_threads", v, "no or adapter");
+	return 0;
+}
+
+/*
+ * The PCI scan is read only when placement needs the adapter: one is named, threads
+ * are bound near it, memory is bound to it, or the default binding must know whether
+ * it has a NUMA node of its own, which only matters with more than one node.
+ */
 int xrma_core_placement_resolve(const struct xrma_config *cfg, struct xrma_core_placement *pl)
 {
-	const char *bind = xrma_config_value(cfg, XRMA_CONFIG_CORE_BIND_THREADS);
+	const char *want = xrma_config_value(cfg, XRMA_CONFIG_CORE_ADAPTER);
+	const struct xrma_topo *t;
+	bool need_adapter;
 	int ret;
 
 	memset(pl, 0, sizeof(*pl));
-	ret = xrma_core_topo_get(&pl->topo);
+	ret = parse_membind(xrma_config_value(cfg, XRMA_CONFIG_CORE_MEMBIND), &pl->membind);
+	if (!ret)
+		ret = parse_bind_threads(xrma_config_value(cfg, XRMA_CONFIG_CORE_BIND_THREADS),
+					 &pl->bind_threads);
 	if (ret)
 		return ret;
-	ret = choose_adapter(pl->topo, xrma_config_value(cfg, XRMA_CONFIG_CORE_ADAPTER), &pl->adapter);
+	need_adapter = (want && *want && strcmp(want, "auto")) || pl->bind_threads ||
+		       pl->membind == XRMA_MEMBIND_ADAPTER;
+	if (!need_adapter && pl->membind != XRMA_MEMBIND_NONE) {
+		ret = xrma_core_topo_base(&pl->hw);
+		if (ret)
+			return ret;
+		if (pl->membind == XRMA_MEMBIND_AUTO) {
+			if (hwloc_get_nbobjs_by_type(pl->hw, HWLOC_OBJ_NUMANODE) > 1)
+				need_adapter = true;
+			else
+				pl->membind = XRMA_MEMBIND_NONE;
+		}
+	}
+	if (!need_adapter)
+		return 0;
+	ret = xrma_core_topo_get(&t);
+	if (!ret)
+		ret = choose_adapter(t, want, &pl->adapter);
 	if (ret)
 		return ret;
-	ret = parse_membind(xrma_config_value(cfg, XRMA_CONFIG_CORE_MEMBIND), pl->adapter,
-			    &pl->membind);
-	if (ret)
-		return ret;
-	if (!bind || !*bind || !strcmp(bind, "no"))
-		pl->bind_threads = false;
-	else if (!strcmp(bind, "adapter"))
-		pl->bind_threads = true;
-	else
-		return bad_value("core.bind_threads", bind, "no or adapter");
+	pl->hw = t->hw;
+	if (pl->membind == XRMA_MEMBIND_AUTO)
+		pl->membind = pl->adapter->info.numa_node != XRMA_NUMA_NONE ? XRMA_MEMBIND_ADAPTER
+									   : XRMA_MEMBIND_NONE;
 	return 0;
 }
 
@@ -99,7 +129,7 @@ void xrma_core_placement_membind(const struct xrma_core_placement *pl, void *add
 	hwloc_nodeset_t nodes;
 	hwloc_cpuset_t cpus;
 
-	if (!pl->topo || pl->membind == XRMA_MEMBIND_NONE || !addr || !len)
+	if (!pl->hw || pl->membind == XRMA_MEMBIND_NONE || !addr || !len)
 		return;
 	nodes = hwloc_bitmap_alloc();
 	if (!nodes)
@@ -108,13 +138,13 @@ void xrma_core_placement_membind(const struct xrma_core_placement *pl, void *add
 		hwloc_bitmap_copy(nodes, pl->adapter->nodeset);
 	} else {
 		cpus = hwloc_bitmap_alloc();
-		if (cpus && !hwloc_get_last_cpu_location(pl->topo->hw, cpus, HWLOC_CPUBIND_THREAD))
-			hwloc_cpuset_to_nodeset(pl->topo->hw, cpus, nodes);
+		if (cpus && !hwloc_get_last_cpu_location(pl->hw, cpus, HWLOC_CPUBIND_THREAD))
+			hwloc_cpuset_to_nodeset(pl->hw, cpus, nodes);
 		hwloc_bitmap_free(cpus);
 	}
 	/* ENOSYS (no support) and EXDEV (cannot be enforced) leave the default policy. */
 	if (!hwloc_bitmap_iszero(nodes))
-		(void)hwloc_set_area_membind(pl->topo->hw, addr, len, nodes, HWLOC_MEMBIND_BIND,
+		(void)hwloc_set_area_membind(pl->hw, addr, len, nodes, HWLOC_MEMBIND_BIND,
 					     HWLOC_MEMBIND_BYNODESET);
 	hwloc_bitmap_free(nodes);
 }
@@ -123,9 +153,9 @@ void xrma_core_placement_start_thread(const struct xrma_core_placement *pl, pthr
 				      const char *name)
 {
 	pthread_setname_np(thread, name);
-	if (!pl->topo || !pl->bind_threads || !pl->adapter->cpuset ||
+	if (!pl->hw || !pl->bind_threads || !pl->adapter || !pl->adapter->cpuset ||
 	    hwloc_bitmap_iszero(pl->adapter->cpuset))
 		return;
 	/* A CPU set the kernel refuses (offline CPUs) leaves the thread where it was. */
-	(void)hwloc_set_thread_cpubind(pl->topo->hw, thread, pl->adapter->cpuset, 0);
+	(void)hwloc_set_thread_cpubind(pl->hw, thread, pl->adapter->cpuset, 0);
 }
