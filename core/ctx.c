@@ -157,6 +157,7 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	struct xrma_prov_open_args args;
 	const struct xrma_provider *prov;
 	struct xrma_config *cfg;
+	struct xrma_core_placement placement;
 	char fabric[XRMA_NAME_MAX];
 	uint32_t node_id;
 	int ret;
@@ -169,6 +170,8 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	if (!cfg)
 		return -XRMA_ENOMEM;
 	ret = resolve_attr(attr, cfg, &prov, &node_id, fabric);
+	if (!ret)
+		ret = xrma_core_placement_resolve(cfg, &placement);
 	if (ret) {
 		free(cfg);
 		return ret;
@@ -180,6 +183,7 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	}
 	ctx->prov = prov;
 	ctx->caps = *prov->caps;
+	ctx->placement = placement;
 	memcpy(ctx->fabric, fabric, sizeof(ctx->fabric));
 	ctx->next_id = 1;
 	xrma_lock_init(&ctx->lock);

@@ -100,6 +100,9 @@ int xrma_seg_open(struct xrma_ctx *handle, const struct xrma_seg_attr *attr, str
 		ret = XRMA_PROV_CALL(ctx, mem_register, attr->addr, attr->len, &seg->pmem);
 	} else {
 		ret = XRMA_PROV_CALL(ctx, mem_alloc, attr->len, &seg->pmem, &seg->addr);
+		/* Fresh pages are untouched: bound now, they are born on the chosen node. */
+		if (!ret)
+			xrma_core_placement_membind(&ctx->placement, seg->addr, attr->len);
 	}
 	if (ret)
 		goto err_unbind;

@@ -20,6 +20,7 @@
 #include <sys/uio.h>
 #include <xrma/info.h>
 #include <xrma/dmaq.h>
+#include <xrma/node.h>
 #include <xrma/rseg.h>
 
 /* An endpoint: one context on one node. ep is unique within the node. */
@@ -151,6 +152,11 @@ struct xrma_provider_ops {
 	int (*db_wait)(void *state, uint64_t mask, int timeout_ms, uint64_t *fired);
 	int (*spad_read)(void *state, uint32_t node, uint32_t index, uint32_t *value);
 	int (*spad_write)(void *state, uint32_t node, uint32_t index, uint32_t value);
+	/* Optional, no capability bit: report node's live objects, contexts first, with no
+	 * provider lock held while report runs; report's non-zero return stops the walk
+	 * and is returned. For xrma_info and diagnostics, never on a data path. */
+	int (*node_objects)(void *state, uint32_t node,
+			    int (*report)(void *arg, const struct xrma_node_object *obj), void *arg);
 	/* Optional, no capability bit: set the modelled link state of node (fault injection). */
 	int (*link_set)(void *state, uint32_t node, bool up);
 	/* XRMA_CAP_BUS_ADDR: the modelled bus address of exported memory. */

@@ -144,6 +144,7 @@ static const struct xrma_provider_ops ntb_ops = {
 	.bus_owner = hostfab_bus_owner,
 	.bus_permit = hostfab_bus_permit,
 	.link_set = hostfab_link_set,
+	.node_objects = hostfab_node_objects,
 };
 
 const struct xrma_provider xrma_prov_ntb = {

@@ -200,6 +200,7 @@ static const struct xrma_provider_ops sci_ops = {
 	.unmap = xrma_prov_sci_unmap,
 	.atomic = xrma_prov_sci_atomic,
 	.link_set = hostfab_link_set,
+	.node_objects = hostfab_node_objects,
 	.mem_bus_addr = hostfab_mem_bus_addr,
 	.bus_owner = xrma_prov_sci_bus_owner,
 	.bus_permit = xrma_prov_sci_bus_permit,

@@ -23,6 +23,7 @@
  *                    memory, or the owner's copy through a staging buffer when
  *                    cross-memory attach is denied or disabled; atomics; map.
  *  - hostfab_db.c    doorbells (spin, then futex) and scratchpads.
+ *  - hostfab_objects.c  a node's live objects with their owners, for xrma_info.
  *  - hostfab_init.c  open/close, node discovery.
  *
  * Locking: ep->lock guards the endpoint's mutable state (connections, peers,
@@ -290,10 +291,16 @@ int hostfab_dir_open(struct hostfab_ep *ep, uint32_t node, bool create, struct h
 void hostfab_dir_close(struct hostfab_dirmap *map);
 /* A peer node's directory, mapped once and cached; XRMA_ENODEV if absent. */
 int hostfab_dir_peer(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out);
+/* hostfab_dir_peer for a reader of node: XRMA_EACCES (another user), else XRMA_ENODEV. */
+int hostfab_dir_reader(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out);
 int hostfab_dir_lock(struct hostfab_ep *ep, struct hostfab_dir *dir);
 void hostfab_dir_unlock(struct hostfab_dir *dir);
 void hostfab_dir_write_begin(struct hostfab_dir *dir);
 void hostfab_dir_write_end(struct hostfab_dir *dir);
+/* Lock-free readers: begin waits for an even count and returns it; retry says whether a
+ * writer ran since (the loads in between must then be taken again). */
+uint32_t hostfab_dir_read_begin(const struct hostfab_dir *dir);
+bool hostfab_dir_read_retry(const struct hostfab_dir *dir, uint32_t seq);
 /* Join the node: take a slot (reclaiming dead ones) and an endpoint number. */
 int hostfab_dir_join(struct hostfab_ep *ep);
 /* Leave: free our slot, names and exports; unlink the file if the node empties. */
@@ -325,6 +332,10 @@ int hostfab_name_bind(void *state, enum xrma_ns ns, uint64_t *id, uint64_t min, 
 int hostfab_name_unbind(void *state, enum xrma_ns ns, uint64_t id);
 int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id,
 			struct xrma_prov_addr *owner);
+
+/* hostfab_objects.c: the node_objects op (a node's contexts, names and exports). */
+int hostfab_node_objects(void *state, uint32_t node,
+			 int (*report)(void *arg, const struct xrma_node_object *obj), void *arg);
 
 /* hostfab_chan.c */
 void hostfab_sockname(const struct hostfab_ep *ep, uint32_t node, uint32_t epno, char *buf,

@@ -214,6 +214,13 @@ int hostfab_dir_peer(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap
 	return ret;
 }
 
+int hostfab_dir_reader(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out)
+{
+	int ret = hostfab_dir_peer(ep, node, out);
+
+	return !ret || ret == -XRMA_EACCES ? ret : -XRMA_ENODEV;
+}
+
 int hostfab_dir_lock(struct hostfab_ep *ep, struct hostfab_dir *dir)
 {
 	int r = pthread_mutex_lock(&dir->lock);
@@ -245,6 +252,25 @@ void hostfab_dir_write_begin(struct hostfab_dir *dir)
 void hostfab_dir_write_end(struct hostfab_dir *dir)
 {
 	atomic_fetch_add_explicit(&dir->seq, 1, memory_order_release);
+}
+
+uint32_t hostfab_dir_read_begin(const struct hostfab_dir *dir)
+{
+	for (int spins = 0;; spins++) {
+		uint32_t seq = atomic_load_explicit(&dir->seq, memory_order_acquire);
+
+		if (!(seq & 1))
+			return seq;
+		/* A writer is never long inside; yield once spinning stops paying. */
+		if (spins > 64)
+			sched_yield();
+	}
+}
+
+bool hostfab_dir_read_retry(const struct hostfab_dir *dir, uint32_t seq)
+{
+	xrma_prov_full_fence();   /* entry loads stay before the second count */
+	return atomic_load_explicit(&dir->seq, memory_order_relaxed) != seq;
 }
 
 /* ---- slots and liveness ---- */
@@ -679,28 +705,22 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 
 	if (!ep || !owner || (unsigned)ns >= XRMA_NS_COUNT)
 		return -XRMA_EINVAL;
-	ret = hostfab_dir_peer(ep, node, &map);
+	ret = hostfab_dir_reader(ep, node, &map);
 	if (ret)
-		return ret == -XRMA_EACCES ? -XRMA_EACCES : -XRMA_ENODEV;
+		return ret;
 	dir = map->dir;
-	for (int spins = 0;; spins++) {
-		uint32_t seq = atomic_load_explicit(&dir->seq, memory_order_acquire);
+	for (;;) {
+		uint32_t seq = hostfab_dir_read_begin(dir);
 		long i;
 		int slot = -1;
 
-		if (seq & 1) {
-			if (spins > 64)
-				sched_yield();
-			continue;
-		}
 		i = name_find(dir, (uint16_t)ns, id);
 		if (i >= 0) {
 			slot = __atomic_load_n(&dir->names[i].slot, __ATOMIC_RELAXED);
 			if (slot < HOSTFAB_EP_MAX)
 				epno = __atomic_load_n(&dir->slots[slot].ep, __ATOMIC_RELAXED);
 		}
-		xrma_prov_full_fence();   /* entry loads stay before the second count */
-		if (atomic_load_explicit(&dir->seq, memory_order_relaxed) != seq)
+		if (hostfab_dir_read_retry(dir, seq))
 			continue;
 		if (i < 0 || slot >= HOSTFAB_EP_MAX) {
 			ret = hostfab_dir_node_live(ep, map) ? -XRMA_ENOENT : -XRMA_ENODEV;
