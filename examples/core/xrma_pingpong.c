@@ -262,9 +262,7 @@ static void latency(const struct bench_opts *opts, struct node *n, int sock)
 		bench_link_recv(sock, LINK_TIMEOUT_MS);
 		ours[r] = pingpong(n->flag_local, n->flag_remote, opts->iterations, true);
 	}
-	bench_row(opts, 8, opts->iterations, bench_median(ours, opts->repetitions),
-		  bench_min(ours, opts->repetitions), bench_median(base, opts->repetitions),
-		  bench_min(base, opts->repetitions));
+	bench_row_samples(opts, 8, opts->iterations, ours, base, opts->repetitions);
 	free(ours);
 	free(base);
 }
@@ -288,8 +286,7 @@ static void interrupts(const struct bench_opts *opts, struct node *n, int sock)
 		bench_link_recv(sock, LINK_TIMEOUT_MS);
 		ours[r] = intr_pingpong(n->intr, n->peer_intr, iters, true);
 	}
-	bench_row(opts, 0, iters, bench_median(ours, opts->repetitions), bench_min(ours, opts->repetitions),
-		  bench_median(base, opts->repetitions), bench_min(base, opts->repetitions));
+	bench_row_samples(opts, 0, iters, ours, base, opts->repetitions);
 	free(ours);
 	free(base);
 }
@@ -338,9 +335,7 @@ static void bandwidth(const struct bench_opts *opts, struct node *n, int sock)
 				      "xrma_dmaq_post");
 			ours[r] = (double)size * iters / (double)(bench_now_ns() - t0);
 		}
-		bench_row(opts, size, iters, bench_median(ours, opts->repetitions),
-			  bench_min(ours, opts->repetitions), bench_median(base, opts->repetitions),
-			  bench_min(base, opts->repetitions));
+		bench_row_samples(opts, size, iters, ours, base, opts->repetitions);
 		if (size == opts->max_size)
 			break;
 	}
@@ -423,6 +418,7 @@ int main(int argc, char **argv)
 	node_connect(&n, 2, bench_link_recv(sv[0], LINK_TIMEOUT_MS));    /* node 2 exported */
 	bench_link_send(sv[0], n.intr_number);
 	bench_link_recv(sv[0], LINK_TIMEOUT_MS);                         /* node 2 connected */
+	bench_set_context(NULL, info.provider);
 	if (!opts.csv)
 		printf("# provider=%s fabric=%s nodes=1<->2 (processes %d and %d)\n", info.provider,
 		       info.fabric, (int)getpid(), (int)peer);

@@ -152,11 +152,8 @@ static void latency(struct pximc_demo *demo, const struct bench_opts *opts, cons
 		bench_header(opts, "pximc_event_pingpong",
 			     "one-way latency: window write + assertEvent/waitForSessionEvent, "
 			     "sys1 <-> sys2 (two processes)",
-			     "pximc_us", "raw_store_us");
-		bench_row(opts, 8, opts->iterations, bench_median(ours, opts->repetitions) / 1000,
-			  bench_min(ours, opts->repetitions) / 1000,
-			  bench_median(raw, opts->repetitions) / 1000,
-			  bench_min(raw, opts->repetitions) / 1000);
+			     "pximc_ns", "raw_store_ns");
+		bench_row_samples(opts, 8, opts->iterations, ours, raw, opts->repetitions);
 	}
 	free(ours);
 	free(raw);
@@ -199,9 +196,7 @@ static void bandwidth(const struct bench_opts *opts, const struct link *l)
 			fprintf(stderr, "pximc_pingpong: the remote window lost data\n");
 			exit(1);
 		}
-		bench_row(opts, size, iters, bench_median(ours, opts->repetitions),
-			  bench_min(ours, opts->repetitions), bench_median(base, opts->repetitions),
-			  bench_min(base, opts->repetitions));
+		bench_row_samples(opts, size, iters, ours, base, opts->repetitions);
 	}
 	free(src);
 	free(dst);
