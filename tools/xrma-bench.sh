@@ -256,6 +256,35 @@ awk -F, '
 		printf "{\n  \"machine\": {%s},\n  \"rows\": [%s\n  ],\n  \"targets\": [%s\n  ]\n}\n", machine, list["rows"], list["targets"]
 	}' "$out/machine.txt" "$out/results.csv" "$out/targets.csv" >"$out/results.json"
 
+# ---- summary.md: the targets and one line per series, for docs/benchmarks.md ----
+{
+	echo "| target | measure | goal | value | result |"
+	echo "|---|---|---|---|---|"
+	awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5 }' "$out/targets.csv"
+	echo
+	echo "| program | api/provider | operation | smallest size: median (best) | x same-run baseline | x floor | largest size: median | x same-run baseline |"
+	echo "|---|---|---|---|---|---|---|---|"
+	awk -F, '
+		NR == 1 { next }
+		{
+			key = $1 SUBSEP $2 "/" $3 SUBSEP $4
+			if (!(key in first)) { order[++n] = key; first[key] = $0 }
+			last[key] = $0
+		}
+		function cell(v, f) { return v == "" ? "-" : sprintf(f, v) }
+		END {
+			for (i = 1; i <= n; i++) {
+				split(order[i], k, SUBSEP); split(first[order[i]], a, ","); split(last[order[i]], b, ",")
+				# Latency series: time, time ratio; bandwidth series end in MB/s and its ratio.
+				bw = b[5] == "bandwidth"
+				printf "| %s | %s | %s | %s B: %s ns (%s) | %s | %s | %s B: %s | %s |\n", k[1], k[2], k[3],
+					a[6], cell(a[9], "%.0f"), cell(a[10], "%.0f"), cell(a[16], "%.2f"), cell(a[19], "%.2f"),
+					b[6], bw ? cell(b[12], "%.0f MB/s") : cell(b[9], "%.0f ns"),
+					b[16] == "" ? "-" : sprintf("%.2f", bw ? 1 / b[16] : b[16])
+			}
+		}' "$out/results.csv"
+} >"$out/summary.md"
+
 # ---- plots: latency and bandwidth against size, every series, beside the floor and libfabric ----
 plot() {
 	data=$out/plot-data
