@@ -84,6 +84,18 @@ uint64_t bench_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+double bench_memcpy_GBps(void *dst, const void *src, size_t size, int iterations)
+{
+	uint64_t t0 = bench_now_ns();
+
+	for (int i = 0; i < iterations; i++) {
+		memcpy(dst, src, size);
+		/* Keep the copy from being folded away. */
+		__asm__ __volatile__("" : : "r"(dst) : "memory");
+	}
+	return (double)size * iterations / (double)(bench_now_ns() - t0);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -340,4 +352,24 @@ uint64_t bench_link_recv(int sock, int timeout_ms)
 		exit(1);
 	}
 	return value;
+}
+
+void bench_link_send_command(int sock, uint64_t code, uint64_t len, uint64_t iterations)
+{
+	bench_link_send(sock, code);
+	bench_link_send(sock, len);
+	bench_link_send(sock, iterations);
+}
+
+uint64_t bench_link_recv_command(int sock, uint64_t quit, uint64_t *len, uint64_t *iterations,
+				 int timeout_ms)
+{
+	uint64_t code = bench_link_recv(sock, timeout_ms);
+
+	*len = *iterations = 0;
+	if (code != quit) {
+		*len = bench_link_recv(sock, timeout_ms);
+		*iterations = bench_link_recv(sock, timeout_ms);
+	}
+	return code;
 }

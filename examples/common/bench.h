@@ -56,6 +56,9 @@ uint64_t bench_now_ns(void);
 double bench_median(double *values, int n);
 double bench_min(const double *values, int n);
 
+/* GB/s of iterations copies of size bytes from src to dst (the memcpy baseline). */
+double bench_memcpy_GBps(void *dst, const void *src, size_t size, int iterations);
+
 /* Bind the calling thread to one processing unit (index modulo the count); best effort. */
 void bench_pin_thread(int pu_index);
 
@@ -83,5 +86,14 @@ void bench_row_samples(const struct bench_opts *opts, size_t bytes, int iteratio
  */
 void bench_link_send(int sock, uint64_t value);
 uint64_t bench_link_recv(int sock, int timeout_ms);
+
+/*
+ * A command from the measuring process to its peer: a code, then (unless the
+ * code is the peer's quit) a size and an iteration count. The receiver returns
+ * the code and fills *len and *iterations.
+ */
+void bench_link_send_command(int sock, uint64_t code, uint64_t len, uint64_t iterations);
+uint64_t bench_link_recv_command(int sock, uint64_t quit, uint64_t *len, uint64_t *iterations,
+				 int timeout_ms);
 
 #endif

@@ -7,6 +7,7 @@
 #include "bench_fabric.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -184,4 +185,44 @@ void bench_fabric_await_word(struct bench_fabric *progress, unsigned char *buf, 
 		}
 	}
 	atomic_thread_fence(memory_order_acquire);
+}
+
+double bench_fabric_pingpong(struct bench_fabric *f, size_t len, int iterations, bool initiator)
+{
+	uint64_t t0 = bench_now_ns();
+
+	for (uint64_t i = 1; i <= (uint64_t)iterations; i++) {
+		if (!initiator)
+			bench_fabric_await_word(f, f->buf, len, i);
+		memcpy(f->buf + f->max + len - 8, &i, 8);
+		bench_fabric_post(f, false, len, &f->ctx[0]);
+		while (!bench_fabric_reap(f, 1))
+			;
+		if (initiator)
+			bench_fabric_await_word(f, f->buf, len, i);
+	}
+	return (double)(bench_now_ns() - t0) / iterations / 2;
+}
+
+double bench_fabric_stream(struct bench_fabric *f, bool read, size_t len, int iterations)
+{
+	int posted = 0, done = 0;
+	uint64_t t0 = bench_now_ns();
+
+	while (done < iterations) {
+		while (posted < iterations && posted - done < BENCH_FABRIC_WINDOW) {
+			bench_fabric_post(f, read, len, &f->ctx[posted % BENCH_FABRIC_WINDOW]);
+			posted++;
+		}
+		done += bench_fabric_reap(f, BENCH_FABRIC_WINDOW);
+	}
+	return (double)(bench_now_ns() - t0) / iterations;
+}
+
+void bench_fabric_serve_until(struct bench_fabric *f, int sock)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+
+	while (poll(&pfd, 1, 0) != 1)
+		bench_fabric_reap(f, BENCH_FABRIC_WINDOW);
 }

@@ -62,6 +62,19 @@ int bench_fabric_reap(struct bench_fabric *f, int want);
 void bench_fabric_await_word(struct bench_fabric *progress, unsigned char *buf, size_t len,
 			     uint64_t want);
 
+/*
+ * One-way nanoseconds of iterations rounds of a write ping-pong of len bytes:
+ * each side writes when it sees the peer's last word change (the initiator
+ * writes first), waiting for each write's completion.
+ */
+double bench_fabric_pingpong(struct bench_fabric *f, size_t len, int iterations, bool initiator);
+
+/* Nanoseconds per operation of iterations writes (or reads), BENCH_FABRIC_WINDOW in flight. */
+double bench_fabric_stream(struct bench_fabric *f, bool read, size_t len, int iterations);
+
+/* The target's part while the initiator streams: progress until sock has a message. */
+void bench_fabric_serve_until(struct bench_fabric *f, int sock);
+
 /* The 8-byte word at the end of len bytes of buf. */
 static inline volatile uint64_t *bench_fabric_last_word(unsigned char *buf, size_t len)
 {

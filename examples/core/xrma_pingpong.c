@@ -320,14 +320,9 @@ static void bandwidth(const struct bench_opts *opts, struct node *n, int sock)
 		int iters = (int)(opts->iterations * 64 / (size / 8 + 64)) + 1;
 
 		for (int r = 0; r < opts->repetitions; r++) {
-			uint64_t t0 = bench_now_ns();
+			uint64_t t0;
 
-			for (int i = 0; i < iters; i++) {
-				memcpy(dst, src, size);
-				/* Keep the copy from being folded away. */
-				__asm__ __volatile__("" : : "r"(dst) : "memory");
-			}
-			base[r] = (double)size * iters / (double)(bench_now_ns() - t0);
+			base[r] = bench_memcpy_GBps(dst, src, size, iters);
 			t0 = bench_now_ns();
 			for (int i = 0; i < iters; i++)
 				check(xrma_dmaq_post(q, XRMA_RMA_WRITE, &iov, 1, remote, 0, size, 0,

@@ -15,13 +15,9 @@
  */
 #include <inttypes.h>
 #include <netinet/in.h>
-#include <poll.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,30 +55,6 @@ static void check(int ret, const char *what)
 
 /* ---- the measured loops (raw libfabric: examples/common/bench_fabric.h) ---- */
 
-static bool link_ready(int sock)
-{
-	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-
-	return poll(&pfd, 1, 0) == 1;
-}
-
-static double raw_pingpong(struct bench_fabric *r, size_t len, int iters, bool initiator)
-{
-	uint64_t t0 = bench_now_ns();
-
-	for (uint64_t i = 1; i <= (uint64_t)iters; i++) {
-		if (!initiator)
-			bench_fabric_await_word(r, r->buf, len, i);
-		memcpy(r->buf + r->max + len - 8, &i, 8);
-		bench_fabric_post(r, false, len, &r->ctx[0]);
-		while (!bench_fabric_reap(r, 1))
-			;
-		if (initiator)
-			bench_fabric_await_word(r, r->buf, len, i);
-	}
-	return (double)(bench_now_ns() - t0) / iters / 2 / 1000.0;
-}
-
 struct side {
 	struct xrma_ctx *ctx;
 	struct xrma_seg *seg;      /* exported: the peer writes here */
@@ -107,21 +79,6 @@ static double xrma_pingpong(struct side *s, size_t len, int iters, bool initiato
 			bench_fabric_await_word(NULL, s->mine, len, i);
 	}
 	return (double)(bench_now_ns() - t0) / iters / 2 / 1000.0;
-}
-
-static double raw_stream(struct bench_fabric *r, size_t len, int iters)
-{
-	int posted = 0, done = 0;
-	uint64_t t0 = bench_now_ns();
-
-	while (done < iters) {
-		while (posted < iters && posted - done < WINDOW) {
-			bench_fabric_post(r, false, len, &r->ctx[posted % WINDOW]);
-			posted++;
-		}
-		done += bench_fabric_reap(r, WINDOW);
-	}
-	return (double)(bench_now_ns() - t0) / iters / 1000.0;
 }
 
 static double xrma_stream(struct side *s, size_t len, int iters)
@@ -207,22 +164,20 @@ static int peer_main(int sock, size_t max, const char *prov)
 	bench_fabric_connect(&r, sock);
 	xrma_side_open(&s, 2, sock, max);
 	for (;;) {
-		uint64_t phase = bench_link_recv(sock, LINK_TIMEOUT_MS), len, iters;
+		uint64_t len, iters;
+		uint64_t phase = bench_link_recv_command(sock, PHASE_QUIT, &len, &iters, LINK_TIMEOUT_MS);
 
 		if (phase == PHASE_QUIT)
 			break;
-		len = bench_link_recv(sock, LINK_TIMEOUT_MS);
-		iters = bench_link_recv(sock, LINK_TIMEOUT_MS);
 		memset(r.buf, 0, len);
 		memset(s.mine, 0, len);
 		bench_link_send(sock, 0);
 		if (phase == PHASE_RAW_PP)
-			raw_pingpong(&r, len, (int)iters, false);
+			bench_fabric_pingpong(&r, len, (int)iters, false);
 		else if (phase == PHASE_XRMA_PP)
 			xrma_pingpong(&s, len, (int)iters, false);
 		else if (phase == PHASE_RAW_BW)
-			while (!link_ready(sock))
-				bench_fabric_reap(&r, WINDOW);   /* the target's share of manual progress */
+			bench_fabric_serve_until(&r, sock);   /* the target's share of manual progress */
 		/* PHASE_XRMA_BW: our progress thread serves the writes. */
 		if (phase != PHASE_RAW_BW)
 			bench_link_send(sock, 0);
@@ -238,16 +193,14 @@ static double run_phase(int sock, enum phase phase, size_t len, int iters, struc
 {
 	double t = 0;
 
-	bench_link_send(sock, phase);
-	bench_link_send(sock, len);
-	bench_link_send(sock, (uint64_t)iters);
+	bench_link_send_command(sock, phase, len, (uint64_t)iters);
 	bench_link_recv(sock, LINK_TIMEOUT_MS);
 	if (phase == PHASE_RAW_PP)
-		t = raw_pingpong(r, len, iters, true);
+		t = bench_fabric_pingpong(r, len, iters, true) / 1000.0;
 	else if (phase == PHASE_XRMA_PP)
 		t = xrma_pingpong(s, len, iters, true);
 	else if (phase == PHASE_RAW_BW)
-		t = raw_stream(r, len, iters);
+		t = bench_fabric_stream(r, false, len, iters) / 1000.0;
 	else
 		t = xrma_stream(s, len, iters);
 	if (phase == PHASE_RAW_BW)

@@ -179,17 +179,8 @@ static void bandwidth(const struct bench_opts *opts, const struct link *l)
 		int iters = (size_t)opts->iterations > cap ? (int)cap : opts->iterations;
 
 		for (int r = 0; r < opts->repetitions; r++) {
-			uint64_t t0 = bench_now_ns();
-
-			for (int i = 0; i < iters; i++)
-				memcpy(l->remote, src, size);
-			ours[r] = (double)size * iters / (double)(bench_now_ns() - t0);
-			t0 = bench_now_ns();
-			for (int i = 0; i < iters; i++) {
-				memcpy(dst, src, size);
-				__asm__ __volatile__("" ::"r"(dst) : "memory");
-			}
-			base[r] = (double)size * iters / (double)(bench_now_ns() - t0);
+			ours[r] = bench_memcpy_GBps(l->remote, src, size, iters);
+			base[r] = bench_memcpy_GBps(dst, src, size, iters);
 		}
 		/* Verified outside the timed loops. */
 		if (memcmp(l->remote, src, size)) {

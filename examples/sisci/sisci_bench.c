@@ -271,14 +271,9 @@ void sb_bandwidth_rows(const struct bench_opts *b, void *to, const void *from, s
 		int iters = (int)((uint64_t)b->iterations * 4096 / (size + 4096)) + 1;
 
 		for (int r = 0; r < reps; r++) {
-			uint64_t t0 = bench_now_ns();
+			uint64_t t0;
 
-			for (int i = 0; i < iters; i++) {
-				memcpy(to, from, size);
-				/* Keep the copy from being folded away. */
-				__asm__ __volatile__("" : : "r"(to) : "memory");
-			}
-			base[r] = (double)size * iters / (double)(bench_now_ns() - t0);
+			base[r] = bench_memcpy_GBps(to, from, size, iters);
 			t0 = bench_now_ns();
 			for (int i = 0; i < iters; i++)
 				ours(ctx, size);

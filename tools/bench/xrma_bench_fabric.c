@@ -34,16 +34,6 @@ static const char *const op_names[] = {
 	[OP_READ_STREAM] = "fi_read_stream",
 };
 
-static bool link_ready(int sock)
-{
-	struct timeval none = { 0, 0 };
-	fd_set set;
-
-	FD_ZERO(&set);
-	FD_SET(sock, &set);
-	return select(sock + 1, &set, NULL, NULL, &none) == 1;
-}
-
 /* Nanoseconds per operation, one at a time. */
 static double one_at_a_time(struct bench_fabric *f, bool read, size_t len, int iters)
 {
@@ -55,40 +45,6 @@ static double one_at_a_time(struct bench_fabric *f, bool read, size_t len, int i
 			;
 	}
 	return (double)(bench_now_ns() - t0) / iters;
-}
-
-/* One-way nanoseconds of a write ping-pong; the initiator writes first. */
-static double pingpong(struct bench_fabric *f, size_t len, int iters, bool initiator)
-{
-	uint64_t t0 = bench_now_ns();
-
-	for (uint64_t i = 1; i <= (uint64_t)iters; i++) {
-		if (!initiator)
-			bench_fabric_await_word(f, f->buf, len, i);
-		memcpy(f->buf + f->max + len - 8, &i, 8);
-		bench_fabric_post(f, false, len, &f->ctx[0]);
-		while (!bench_fabric_reap(f, 1))
-			;
-		if (initiator)
-			bench_fabric_await_word(f, f->buf, len, i);
-	}
-	return (double)(bench_now_ns() - t0) / iters / 2;
-}
-
-/* GB/s with BENCH_FABRIC_WINDOW operations in flight. */
-static double stream(struct bench_fabric *f, bool read, size_t len, int iters)
-{
-	int posted = 0, done = 0;
-	uint64_t t0 = bench_now_ns();
-
-	while (done < iters) {
-		while (posted < iters && posted - done < BENCH_FABRIC_WINDOW) {
-			bench_fabric_post(f, read, len, &f->ctx[posted % BENCH_FABRIC_WINDOW]);
-			posted++;
-		}
-		done += bench_fabric_reap(f, BENCH_FABRIC_WINDOW);
-	}
-	return (double)len * iters / (double)(bench_now_ns() - t0);
 }
 
 /* The target: follow the initiator's phases, progressing while they run. */
@@ -104,21 +60,19 @@ static int target_main(int sock, const char *prov, size_t max)
 	bench_link_send(sock, 1);
 	bench_fabric_connect(&f, sock);
 	for (;;) {
-		uint64_t op = bench_link_recv(sock, LINK_TIMEOUT_MS), len, iters;
+		uint64_t len, iters;
+		uint64_t op = bench_link_recv_command(sock, OP_QUIT, &len, &iters, LINK_TIMEOUT_MS);
 
 		if (op == OP_QUIT)
 			break;
-		len = bench_link_recv(sock, LINK_TIMEOUT_MS);
-		iters = bench_link_recv(sock, LINK_TIMEOUT_MS);
 		memset(f.buf, 0, len);
 		bench_link_send(sock, 0);
 		if (op == OP_WRITE_PINGPONG) {
-			pingpong(&f, len, (int)iters, false);
+			bench_fabric_pingpong(&f, len, (int)iters, false);
 			continue;
 		}
 		/* Serve the initiator's operations until it says it is done. */
-		while (!link_ready(sock))
-			bench_fabric_reap(&f, BENCH_FABRIC_WINDOW);
+		bench_fabric_serve_until(&f, sock);
 		bench_link_recv(sock, LINK_TIMEOUT_MS);
 	}
 	bench_fabric_close(&f);
@@ -129,9 +83,7 @@ static double run(int sock, struct bench_fabric *f, enum op op, size_t len, int 
 {
 	double v;
 
-	bench_link_send(sock, op);
-	bench_link_send(sock, len);
-	bench_link_send(sock, (uint64_t)iters);
+	bench_link_send_command(sock, op, len, (uint64_t)iters);
 	bench_link_recv(sock, LINK_TIMEOUT_MS);
 	switch (op) {
 	case OP_WRITE_SYNC:
@@ -139,9 +91,10 @@ static double run(int sock, struct bench_fabric *f, enum op op, size_t len, int 
 		v = one_at_a_time(f, op == OP_READ_SYNC, len, iters);
 		break;
 	case OP_WRITE_PINGPONG:
-		return pingpong(f, len, iters, true);
+		return bench_fabric_pingpong(f, len, iters, true);
 	default:
-		v = stream(f, op == OP_READ_STREAM, len, iters);
+		/* As GB/s: 1 GB/s is a byte per nanosecond. */
+		v = (double)len / bench_fabric_stream(f, op == OP_READ_STREAM, len, iters);
 		break;
 	}
 	bench_link_send(sock, 0);

@@ -176,16 +176,8 @@ static void copies(const struct bench_opts *opts, double *v)
 		/* About the same bytes per size, at least a few copies. */
 		int iters = (int)((uint64_t)opts->iterations * 256 / (size + 256)) + 4;
 
-		for (int r = 0; r < opts->repetitions; r++) {
-			uint64_t t0 = bench_now_ns();
-
-			for (int i = 0; i < iters; i++) {
-				memcpy(dst, src, size);
-				/* Keep the copy from being folded away. */
-				__asm__ __volatile__("" : : "r"(dst) : "memory");
-			}
-			v[r] = (double)size * iters / (double)(bench_now_ns() - t0);
-		}
+		for (int r = 0; r < opts->repetitions; r++)
+			v[r] = bench_memcpy_GBps(dst, src, size, iters);
 		bench_row_samples(opts, size, iters, v, NULL, opts->repetitions);
 	}
 	free(src);
