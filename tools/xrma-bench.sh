@@ -35,18 +35,18 @@ EOF
 suite() {
 	cat <<'EOF'
 xrma_bench_floor|tools/bench/xrma_bench_floor|once|-i 2000 -r 41 -s 1048576|-i 5000 -r 63 -s 16777216
-xrma_bench_fabric|tools/bench/xrma_bench_fabric|once|-i 100 -r 11 -s 1048576|-i 500 -r 21 -s 4194304
+xrma_bench_fabric|tools/bench/xrma_bench_fabric|once|-i 100 -r 11 -s 1048576|-i 200 -r 11 -s 1048576
 xrma_pingpong|examples/core/xrma_pingpong|host|-i 2000 -r 41 -s 1048576|-i 5000 -r 63 -s 16777216
 sisci_scipp|examples/sisci/sisci_scipp|host|-i 1000 -r 41 -s 8192|-i 2000 -r 63 -s 65536
 sisci_dma_bench|examples/sisci/sisci_dma_bench|host|-i 2000 -r 21 -s 1048576|-i 4000 -r 41 -s 16777216
 sisci_pio_bw|examples/sisci/sisci_pio_bw|host|-i 1000 -r 21 -s 1048576|-i 4000 -r 41 -s 4194304
-sisci_intr_bench|examples/sisci/sisci_intr_bench|host|-i 200 -r 21|-i 500 -r 41
-scif_pingpong|examples/scif/scif_pingpong|host|-i 200 -r 21 -s 65536|-i 500 -r 41 -s 1048576
+sisci_intr_bench|examples/sisci/sisci_intr_bench|host|-i 200 -r 21|-i 300 -r 31
+scif_pingpong|examples/scif/scif_pingpong|host|-i 200 -r 21 -s 65536|-i 200 -r 21 -s 262144
 scif_rma_bw|examples/scif/scif_rma_bw|host|-i 20 -r 11 -s 1048576|-i 50 -r 21 -s 4194304
-scif_fence_lat|examples/scif/scif_fence_lat|host|-i 200 -r 21|-i 1000 -r 41
+scif_fence_lat|examples/scif/scif_fence_lat|host|-i 200 -r 21|-i 300 -r 31
 scif_mmap_bw|examples/scif/scif_mmap_bw|host|-i 20 -r 11 -s 1048576|-i 50 -r 21 -s 4194304
-pximc_pingpong|examples/pximc/pximc_pingpong|host|-i 500 -r 21|-i 2000 -r 41
-ofi_rma_bench|examples/ofi/ofi_rma_bench|ofi|-i 100 -r 11 -s 1048576|-i 500 -r 21 -s 4194304
+pximc_pingpong|examples/pximc/pximc_pingpong|host|-i 500 -r 21|-i 1000 -r 31
+ofi_rma_bench|examples/ofi/ofi_rma_bench|ofi|-i 100 -r 11 -s 1048576|-i 200 -r 11 -s 1048576
 EOF
 }
 
@@ -121,6 +121,8 @@ bar() { # bar DONE LABEL
 	fi
 }
 
+limit=
+command -v timeout >/dev/null 2>&1 && limit="timeout 600"
 start=$(date +%s)
 n=0
 printf '%s\n' "$plan" | {
@@ -128,13 +130,14 @@ printf '%s\n' "$plan" | {
 		bar "$n" "$name ($provider)"
 		log=$out/logs/$name-$(echo "$provider" | tr -c 'A-Za-z0-9\n' _)
 		t0=$(date +%s)
+		# A program that hangs is stopped (and reported) rather than stopping the suite.
 		if [ "$provider" = - ]; then
 			# shellcheck disable=SC2086 # options are words
-			env XRMA_BENCH_FORMAT=csv XRMA_BENCH_FABRICS="$fabrics" \
+			env XRMA_BENCH_FORMAT=csv XRMA_BENCH_FABRICS="$fabrics" $limit \
 				"$builddir/$path" $opts >"$log.csv" 2>"$log.err" </dev/null
 		else
 			# shellcheck disable=SC2086
-			env XRMA_BENCH_FORMAT=csv XRMA_PROVIDER="$provider" \
+			env XRMA_BENCH_FORMAT=csv XRMA_PROVIDER="$provider" $limit \
 				"$builddir/$path" $opts >"$log.csv" 2>"$log.err" </dev/null
 		fi
 		rc=$?
