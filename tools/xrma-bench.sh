@@ -238,7 +238,7 @@ awk -F, -v OFS=, '
 		r = ("ofi_st8" in val) ? val["ofi_st8"] : ""
 		row("ofi_stream_8B", "xrma over ofi / raw libfabric: 8 B writes 16 in flight", "<= 1.15", r, r != "" && r <= 1.15)
 		r = ("ofi_stbig" in val) ? val["ofi_stbig"] : ""
-		row("ofi_stream_largest", "xrma over ofi / raw libfabric: " val["ofi_big"] " B writes 16 in flight", "<= 1.15", r, r != "" && r <= 1.15)
+		row("ofi_stream_largest", "xrma over ofi / raw libfabric: " (val["ofi_big"] != "" ? val["ofi_big"] " B" : "largest") " writes 16 in flight", "<= 1.15", r, r != "" && r <= 1.15)
 	}' "$out/results.csv" >"$out/targets.csv"
 
 # ---- results.json: the machine, the rows, the targets ----
