@@ -212,7 +212,7 @@ awk -F, -v OFS=, '
 		if (value == "") { print name, what, goal, "", "not measured"; return }
 		print name, what, goal, sprintf("%.3f", value), ok ? "met" : "missed"
 	}
-	function ratio(a, b) { return (a != "" && b > 0) ? val[a] / val[b] : "" }
+	function ratio(a, b) { return ((a in val) && val[b] > 0) ? val[a] / val[b] : "" }
 	END {
 		print "target,measure,goal,value,result"
 		r = ratio("pio", "line")

@@ -36,4 +36,7 @@ else
 	head -c 1 "$out/results.json" | grep -q '{' || fail "results.json is not an object"
 fi
 grep -q '^target,measure,goal,value,result$' "$out/targets.csv" || fail "no targets.csv"
+# The floor alone measures none of the targets: none may claim a result.
+judged=$(awk -F, 'NR > 1 && $5 != "not measured"' "$out/targets.csv")
+[ -z "$judged" ] || fail "targets judged without their programs: $judged"
 echo "PASS: harness ran the floor: $rows rows in CSV and JSON"
