@@ -32,17 +32,18 @@ EOF
 
 # The suite: name|program|where it runs|short-suite options|full-suite options.
 # where: once (a baseline), host (on each provider whose nodes are processes), ofi.
+# The targets read 1 MiB rows: programs whose sizes step past it end on it (-s 1048576).
 suite() {
 	cat <<'EOF'
 xrma_bench_floor|tools/bench/xrma_bench_floor|once|-i 2000 -r 41 -s 1048576|-i 5000 -r 63 -s 16777216
 xrma_bench_fabric|tools/bench/xrma_bench_fabric|once|-i 100 -r 11 -s 1048576|-i 200 -r 11 -s 1048576
-xrma_pingpong|examples/core/xrma_pingpong|host|-i 2000 -r 41 -s 1048576|-i 5000 -r 63 -s 16777216
+xrma_pingpong|examples/core/xrma_pingpong|host|-i 2000 -r 41 -s 1048576|-i 5000 -r 63 -s 1048576
 sisci_scipp|examples/sisci/sisci_scipp|host|-i 1000 -r 41 -s 8192|-i 2000 -r 63 -s 65536
 sisci_dma_bench|examples/sisci/sisci_dma_bench|host|-i 2000 -r 21 -s 1048576|-i 4000 -r 41 -s 16777216
 sisci_pio_bw|examples/sisci/sisci_pio_bw|host|-i 1000 -r 21 -s 1048576|-i 4000 -r 41 -s 4194304
 sisci_intr_bench|examples/sisci/sisci_intr_bench|host|-i 200 -r 21|-i 300 -r 31
 scif_pingpong|examples/scif/scif_pingpong|host|-i 200 -r 21 -s 65536|-i 200 -r 21 -s 262144
-scif_rma_bw|examples/scif/scif_rma_bw|host|-i 20 -r 11 -s 1048576|-i 50 -r 21 -s 4194304
+scif_rma_bw|examples/scif/scif_rma_bw|host|-i 20 -r 11 -s 1048576|-i 50 -r 21 -s 1048576
 scif_fence_lat|examples/scif/scif_fence_lat|host|-i 200 -r 21|-i 300 -r 31
 scif_mmap_bw|examples/scif/scif_mmap_bw|host|-i 20 -r 11 -s 1048576|-i 50 -r 21 -s 4194304
 pximc_pingpong|examples/pximc/pximc_pingpong|host|-i 500 -r 21|-i 1000 -r 31
