@@ -18,6 +18,13 @@
 #include "core/wait.h"
 
 #define DMAQ_DEPTH_MAX 65536u
+/*
+ * A synchronous post's job lives on the poster's stack when its vector is this
+ * short: the poster waits for it to be done and nothing touches it after that
+ * (complete_job leaves a caller-owned job alone once done), and a small SYNC
+ * write then costs no allocation.
+ */
+#define SYNC_STACK_IOV 4
 #define RMA_FLAGS_ALL (XRMA_RMA_SUPPRESS | XRMA_RMA_UNSIGNALLED | XRMA_RMA_FENCE | XRMA_RMA_SYNC | \
 		       XRMA_RMA_ORDERED)
 
@@ -283,7 +290,7 @@ static void cancel_job(struct xrma_rma_job *job)
 	complete_job(job, -XRMA_ECANCELED);
 }
 
-/* Run a synchronous job to the end and return its status; frees it. */
+/* Run a synchronous job to the end and return its status; the poster owns (and frees) the job. */
 static int run_sync(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job, bool inline_run)
 {
 	struct xrma_deadline forever;
@@ -304,7 +311,6 @@ static int run_sync(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job, bool 
 		xrma_cond_wait(&dmaq->cond, &dmaq->lock, &forever);
 	status = job->status;
 	xrma_unlock(&dmaq->lock);
-	free(job);
 	return status;
 }
 
@@ -312,9 +318,11 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 		   size_t count, struct xrma_rseg *remote, size_t remote_offset, size_t len,
 		   uint64_t cookie, uint32_t flags)
 {
+	_Alignas(struct xrma_rma_job) unsigned char stack_job[sizeof(struct xrma_rma_job) +
+							       SYNC_STACK_IOV * sizeof(struct iovec)];
 	struct xrma_core_dmaq *dmaq;
 	struct xrma_rma_job *job;
-	bool inline_run;
+	bool inline_run, on_heap;
 	int ret;
 
 	if ((op != XRMA_RMA_READ && op != XRMA_RMA_WRITE) || !local || !count || count > XRMA_IOV_MAX ||
@@ -328,7 +336,8 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 		ret = -XRMA_EINVAL;
 		goto out_put_dmaq;
 	}
-	job = calloc(1, sizeof(*job) + count * sizeof(job->iov[0]));
+	on_heap = !(flags & XRMA_RMA_SYNC) || count > SYNC_STACK_IOV;
+	job = on_heap ? calloc(1, sizeof(*job) + count * sizeof(job->iov[0])) : (void *)stack_job;
 	if (!job) {
 		ret = -XRMA_ENOMEM;
 		goto out_put_dmaq;
@@ -358,6 +367,8 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 
 	if (job->sync) {
 		ret = run_sync(dmaq, job, inline_run);
+		if (on_heap)
+			free(job);
 	} else {
 		ret = xrma_engine_submit(dmaq->ctx, job);
 		if (ret) {
@@ -372,7 +383,8 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 err_release:
 	release_job_refs(job);
 err_free_job:
-	free(job);
+	if (on_heap)
+		free(job);
 out_put_dmaq:
 	xrma_handle_put(&dmaq->obj);
 	return ret;

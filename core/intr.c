@@ -70,7 +70,15 @@ struct xrma_core_intr {
 	bool cb_scheduled;                  /* a delivery work item is queued or running */
 	struct intr_connector *connectors;
 	struct xrma_intr_page_local page;   /* fixed at open (page.page NULL: none) */
-	uint64_t page_taken;                /* page triggers taken so far */
+	/*
+	 * Page triggers taken so far: advanced by compare-and-swap, with the lock
+	 * or (the fast path of xrma_intr_wait) without, so each count is taken once.
+	 */
+	_Atomic uint64_t page_taken;
+	/* Set under lock by intr_changed_locked: nothing but page triggers can be taken
+	 * (no data entry, no message trigger, no callback, open), so a waiter may take
+	 * one without the lock. */
+	atomic_bool page_only;
 };
 
 struct xrma_core_rintr {
@@ -105,6 +113,9 @@ static int rintr_acquire(struct xrma_rintr *handle, struct xrma_core_rintr **rin
 static void intr_changed_locked(struct xrma_core_intr *intr)
 {
 	xrma_lock_assert_held(&intr->lock);
+	atomic_store_explicit(&intr->page_only,
+			      intr->page.page && !intr->head && !intr->plain && !intr->cb && !intr->closed,
+			      memory_order_release);
 	atomic_fetch_add_explicit(&intr->seq, 1, memory_order_release);
 	if (intr->page.page)
 		xrma_intr_page_kick(intr->page.page);   /* waiters sleep on the ring */
@@ -117,7 +128,56 @@ static uint64_t intr_page_pending_locked(const struct xrma_core_intr *intr)
 {
 	if (!intr->page.page)
 		return 0;
-	return atomic_load_explicit(&intr->page.page->count, memory_order_seq_cst) - intr->page_taken;
+	return atomic_load_explicit(&intr->page.page->count, memory_order_seq_cst) -
+	       atomic_load_explicit(&intr->page_taken, memory_order_acquire);
+}
+
+/* Take one page trigger if one is pending; with or without the lock. */
+static bool intr_page_take(struct xrma_core_intr *intr)
+{
+	uint64_t taken = atomic_load_explicit(&intr->page_taken, memory_order_acquire);
+
+	while (atomic_load_explicit(&intr->page.page->count, memory_order_seq_cst) != taken) {
+		if (atomic_compare_exchange_weak_explicit(&intr->page_taken, &taken, taken + 1,
+							  memory_order_acq_rel, memory_order_acquire))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The wait's fast path, for plain triggers through the page while nothing else
+ * can be pending (page_only): take one without the lock, spinning a bounded
+ * while on the ring for it. The taker still bumps the ring, as a take under the
+ * lock does: that write keeps the page's cache line with the owner, where the
+ * next trigger finds it in one transfer (measured: without it the round trip
+ * is slower). false: fall back to the locked wait.
+ */
+static bool intr_wait_page_fast(struct xrma_core_intr *intr, bool may_spin)
+{
+	struct xrma_intr_page *page = intr->page.page;
+
+	if (!atomic_load_explicit(&intr->page_only, memory_order_acquire))
+		return false;
+	for (int spins = 0;;) {
+		/* Read before taking: a trigger counts before it bumps the ring, so one
+		 * this take misses changes the ring after this read. */
+		uint32_t ring = atomic_load_explicit(&page->ring, memory_order_seq_cst);
+
+		if (intr_page_take(intr))
+			break;
+		if (!may_spin)
+			return false;
+		while (atomic_load_explicit(&page->ring, memory_order_acquire) == ring) {
+			if (++spins >= XRMA_SPIN_LIMIT)
+				return false;
+			xrma_cpu_relax();
+		}
+		if (!atomic_load_explicit(&intr->page_only, memory_order_acquire))
+			return false;
+	}
+	xrma_intr_page_kick(page);
+	return true;
 }
 
 /*
@@ -187,11 +247,7 @@ static bool intr_take_locked(struct xrma_core_intr *intr, struct intr_entry **en
 		intr->plain--;
 		return true;
 	}
-	if (intr_page_pending_locked(intr)) {
-		intr->page_taken++;
-		return true;
-	}
-	return false;
+	return intr->page.page && intr_page_take(intr);
 }
 
 static void intr_free_entries(struct intr_entry *entry)
@@ -316,6 +372,7 @@ int xrma_intr_open(struct xrma_ctx *handle, uint64_t *number, uint64_t min, uint
 	intr->ctx = ctx;
 	intr->tail = &intr->head;
 	atomic_init(&intr->seq, 0);
+	atomic_init(&intr->page_taken, 0);
 	xrma_lock_init(&intr->lock);
 	xrma_cond_init(&intr->cond);
 	ret = xrma_core_ctx_child_open(ctx);
@@ -327,6 +384,7 @@ int xrma_intr_open(struct xrma_ctx *handle, uint64_t *number, uint64_t min, uint
 		goto err_child;
 	intr->number = id;
 	xrma_intr_page_create(ctx, &intr->page);
+	atomic_init(&intr->page_only, intr->page.page != NULL);
 	ret = xrma_handle_alloc(&intr->obj, XRMA_OBJ_INTR, intr_destroy);
 	if (ret)
 		goto err_unbind;
@@ -431,6 +489,12 @@ int xrma_intr_wait(struct xrma_intr *handle, int timeout_ms, void *data, size_t 
 	ret = intr_acquire(handle, &intr);
 	if (ret)
 		return ret;
+	if (intr->page.page && intr_wait_page_fast(intr, timeout_ms != 0)) {
+		if (len)
+			*len = 0;   /* a plain trigger carries no data */
+		xrma_handle_put(&intr->obj);
+		return 0;
+	}
 	xrma_deadline_set(&deadline, timeout_ms);
 
 	xrma_lock(&intr->lock);

@@ -2,6 +2,7 @@
 # scripts/setup-debian.sh: install what building and testing xrma needs on Debian 12.
 # The one list of build dependencies: README and .ci/run both call this script.
 # Usage: scripts/setup-debian.sh [--docs]   (--docs also installs pandoc for the docs)
+#        scripts/setup-debian.sh --bench      (also gnuplot-nox, for the plots of make bench)
 # Runs apt-get directly as root, through sudo otherwise; does nothing when all is present.
 set -eu
 
@@ -11,7 +12,8 @@ libfabric-dev libhwloc-dev libcmocka-dev libinih-dev"
 for arg in "$@"; do
 	case $arg in
 	--docs) packages="$packages pandoc" ;;
-	*) echo "usage: $0 [--docs]" >&2; exit 2 ;;
+	--bench) packages="$packages gnuplot-nox" ;;
+	*) echo "usage: $0 [--docs] [--bench]" >&2; exit 2 ;;
 	esac
 done
 

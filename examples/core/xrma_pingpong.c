@@ -262,9 +262,7 @@ static void latency(const struct bench_opts *opts, struct node *n, int sock)
 		bench_link_recv(sock, LINK_TIMEOUT_MS);
 		ours[r] = pingpong(n->flag_local, n->flag_remote, opts->iterations, true);
 	}
-	bench_row(opts, 8, opts->iterations, bench_median(ours, opts->repetitions),
-		  bench_min(ours, opts->repetitions), bench_median(base, opts->repetitions),
-		  bench_min(base, opts->repetitions));
+	bench_row_samples(opts, 8, opts->iterations, ours, base, opts->repetitions);
 	free(ours);
 	free(base);
 }
@@ -288,8 +286,7 @@ static void interrupts(const struct bench_opts *opts, struct node *n, int sock)
 		bench_link_recv(sock, LINK_TIMEOUT_MS);
 		ours[r] = intr_pingpong(n->intr, n->peer_intr, iters, true);
 	}
-	bench_row(opts, 0, iters, bench_median(ours, opts->repetitions), bench_min(ours, opts->repetitions),
-		  bench_median(base, opts->repetitions), bench_min(base, opts->repetitions));
+	bench_row_samples(opts, 0, iters, ours, base, opts->repetitions);
 	free(ours);
 	free(base);
 }
@@ -323,14 +320,9 @@ static void bandwidth(const struct bench_opts *opts, struct node *n, int sock)
 		int iters = (int)(opts->iterations * 64 / (size / 8 + 64)) + 1;
 
 		for (int r = 0; r < opts->repetitions; r++) {
-			uint64_t t0 = bench_now_ns();
+			uint64_t t0;
 
-			for (int i = 0; i < iters; i++) {
-				memcpy(dst, src, size);
-				/* Keep the copy from being folded away. */
-				__asm__ __volatile__("" : : "r"(dst) : "memory");
-			}
-			base[r] = (double)size * iters / (double)(bench_now_ns() - t0);
+			base[r] = bench_memcpy_GBps(dst, src, size, iters);
 			t0 = bench_now_ns();
 			for (int i = 0; i < iters; i++)
 				check(xrma_dmaq_post(q, XRMA_RMA_WRITE, &iov, 1, remote, 0, size, 0,
@@ -338,9 +330,7 @@ static void bandwidth(const struct bench_opts *opts, struct node *n, int sock)
 				      "xrma_dmaq_post");
 			ours[r] = (double)size * iters / (double)(bench_now_ns() - t0);
 		}
-		bench_row(opts, size, iters, bench_median(ours, opts->repetitions),
-			  bench_min(ours, opts->repetitions), bench_median(base, opts->repetitions),
-			  bench_min(base, opts->repetitions));
+		bench_row_samples(opts, size, iters, ours, base, opts->repetitions);
 		if (size == opts->max_size)
 			break;
 	}
@@ -423,6 +413,7 @@ int main(int argc, char **argv)
 	node_connect(&n, 2, bench_link_recv(sv[0], LINK_TIMEOUT_MS));    /* node 2 exported */
 	bench_link_send(sv[0], n.intr_number);
 	bench_link_recv(sv[0], LINK_TIMEOUT_MS);                         /* node 2 connected */
+	bench_set_context(NULL, info.provider);
 	if (!opts.csv)
 		printf("# provider=%s fabric=%s nodes=1<->2 (processes %d and %d)\n", info.provider,
 		       info.fabric, (int)getpid(), (int)peer);

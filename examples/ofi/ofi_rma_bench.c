@@ -15,27 +15,18 @@
  */
 #include <inttypes.h>
 #include <netinet/in.h>
-#include <poll.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_rma.h>
 #include <xrma/xrma.h>
 #include "../common/bench.h"
+#include "../common/bench_fabric.h"
 
 #define SEG_ID 0x1000
-#define WINDOW 16
+#define WINDOW BENCH_FABRIC_WINDOW
 #define STALL_NS 10000000000ull
 #define LINK_TIMEOUT_MS ((int)(STALL_NS / 1000000))
 #define PEER_FLAG "--xrma-ofi-bench-peer"
@@ -61,172 +52,8 @@ static void check(int ret, const char *what)
 	}
 }
 
-static void fi_check(long ret, const char *what)
-{
-	if (ret)
-		die(what, fi_strerror((int)-ret));
-}
 
-/* ---- the link between the two processes (set-up and phases only, never timed) ---- */
-
-static bool link_ready(int sock)
-{
-	struct pollfd pfd = { .fd = sock, .events = POLLIN };
-
-	return poll(&pfd, 1, 0) == 1;
-}
-
-/* ---- raw libfabric: one endpoint, one CQ, one registered buffer ---- */
-
-struct raw {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
-	struct fid_mr *mr;
-	unsigned char *buf;      /* [0, max): the target area; [max, 2*max): the source */
-	size_t max;
-	fi_addr_t peer;
-	uint64_t peer_key, peer_base;
-	struct fi_context2 ctx[WINDOW];
-};
-
-static void raw_open(struct raw *r, const char *prov, const char *port, size_t max)
-{
-	struct fi_info *hints = fi_allocinfo();
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT, .size = 1024 };
-	struct fi_av_attr av_attr = { .type = FI_AV_UNSPEC };
-
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_RMA;
-	hints->mode = FI_CONTEXT | FI_CONTEXT2;
-	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-	hints->fabric_attr->prov_name = strdup(prov);
-	fi_check(fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), "127.0.0.1", port,
-			    FI_SOURCE, hints, &r->info), "raw fi_getinfo");
-	fi_freeinfo(hints);
-	fi_check(fi_fabric(r->info->fabric_attr, &r->fabric, NULL), "raw fi_fabric");
-	fi_check(fi_domain(r->fabric, r->info, &r->domain, NULL), "raw fi_domain");
-	fi_check(fi_av_open(r->domain, &av_attr, &r->av, NULL), "raw fi_av_open");
-	fi_check(fi_cq_open(r->domain, &cq_attr, &r->cq, NULL), "raw fi_cq_open");
-	fi_check(fi_endpoint(r->domain, r->info, &r->ep, NULL), "raw fi_endpoint");
-	fi_check(fi_ep_bind(r->ep, &r->av->fid, 0), "raw bind av");
-	fi_check(fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT | FI_RECV), "raw bind cq");
-	fi_check(fi_enable(r->ep), "raw fi_enable");
-	r->max = max;
-	r->buf = mmap(NULL, 2 * max, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (r->buf == MAP_FAILED)
-		die("raw", "out of memory");
-	fi_check(fi_mr_reg(r->domain, r->buf, 2 * max, FI_REMOTE_WRITE | FI_WRITE, 0, 0, 0, &r->mr,
-			   NULL), "raw fi_mr_reg");
-}
-
-static void raw_connect(struct raw *r, int sock, const char *peer_port)
-{
-	struct fi_info *hints = fi_dupinfo(r->info), *info;
-	uint64_t base = (r->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uintptr_t)r->buf : 0;
-
-	free(hints->src_addr);
-	hints->src_addr = NULL;
-	hints->src_addrlen = 0;
-	fi_check(fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), "127.0.0.1", peer_port, 0,
-			    hints, &info), "raw peer fi_getinfo");
-	if (fi_av_insert(r->av, info->dest_addr, 1, &r->peer, 0, NULL) != 1)
-		die("raw", "fi_av_insert failed");
-	fi_freeinfo(info);
-	fi_freeinfo(hints);
-	bench_link_send(sock, fi_mr_key(r->mr));
-	bench_link_send(sock, base);
-	r->peer_key = bench_link_recv(sock, LINK_TIMEOUT_MS);
-	r->peer_base = bench_link_recv(sock, LINK_TIMEOUT_MS);
-}
-
-static void raw_close(struct raw *r)
-{
-	fi_close(&r->mr->fid);
-	fi_close(&r->ep->fid);
-	fi_close(&r->cq->fid);
-	fi_close(&r->av->fid);
-	fi_close(&r->domain->fid);
-	fi_close(&r->fabric->fid);
-	fi_freeinfo(r->info);
-	munmap(r->buf, 2 * r->max);
-}
-
-static void raw_post(struct raw *r, size_t len, void *ctx)
-{
-	struct iovec iov = { .iov_base = r->buf + r->max, .iov_len = len };
-	void *desc = fi_mr_desc(r->mr);
-	struct fi_rma_iov rma = { .addr = r->peer_base, .len = len, .key = r->peer_key };
-	struct fi_msg_rma msg = { .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = r->peer,
-				  .rma_iov = &rma, .rma_iov_count = 1, .context = ctx };
-	ssize_t ret;
-
-	while ((ret = fi_writemsg(r->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)) == -FI_EAGAIN)
-		fi_cq_read(r->cq, NULL, 0);
-	fi_check(ret, "raw fi_writemsg");
-}
-
-/* Completions read, up to want. */
-static int raw_reap(struct raw *r, int want)
-{
-	struct fi_cq_entry e[WINDOW];
-	ssize_t n = fi_cq_read(r->cq, e, (size_t)want);
-
-	if (n == -FI_EAVAIL) {
-		struct fi_cq_err_entry err = { 0 };
-
-		fi_cq_readerr(r->cq, &err, 0);
-		die("raw write", fi_strerror(err.err));
-	}
-	return n > 0 ? (int)n : 0;
-}
-
-/* ---- the measured loops ---- */
-
-static volatile uint64_t *last_word(unsigned char *buf, size_t len)
-{
-	return (volatile uint64_t *)(buf + len - 8);
-}
-
-/*
- * Spin until the word at the end of len bytes of buf is want. Raw: drive progress
- * between looks. xrma: the writes land through the provider's progress thread, so
- * the spinner yields the CPU to it (two spinners already fill a 2-CPU machine).
- */
-static void await_word(unsigned char *buf, size_t len, uint64_t want, struct raw *progress)
-{
-	uint64_t start = bench_now_ns();
-
-	for (uint32_t spins = 0; *last_word(buf, len) != want; spins++) {
-		if (progress)
-			raw_reap(progress, WINDOW);
-		else
-			sched_yield();
-		if ((spins & 0xfff) == 0 && bench_now_ns() - start > STALL_NS)
-			die("ping-pong", "the peer stalled");
-	}
-	atomic_thread_fence(memory_order_acquire);
-}
-
-static double raw_pingpong(struct raw *r, size_t len, int iters, bool initiator)
-{
-	uint64_t t0 = bench_now_ns();
-
-	for (uint64_t i = 1; i <= (uint64_t)iters; i++) {
-		if (!initiator)
-			await_word(r->buf, len, i, r);
-		memcpy(r->buf + r->max + len - 8, &i, 8);
-		raw_post(r, len, &r->ctx[0]);
-		while (!raw_reap(r, 1))
-			;
-		if (initiator)
-			await_word(r->buf, len, i, r);
-	}
-	return (double)(bench_now_ns() - t0) / iters / 2 / 1000.0;
-}
+/* ---- the measured loops (raw libfabric: examples/common/bench_fabric.h) ---- */
 
 struct side {
 	struct xrma_ctx *ctx;
@@ -244,29 +71,14 @@ static double xrma_pingpong(struct side *s, size_t len, int iters, bool initiato
 
 	for (uint64_t i = 1; i <= (uint64_t)iters; i++) {
 		if (!initiator)
-			await_word(s->mine, len, i, NULL);
+			bench_fabric_await_word(NULL, s->mine, len, i);
 		memcpy(s->src_p + len - 8, &i, 8);
 		check(xrma_dmaq_post(s->q, XRMA_RMA_WRITE, &iov, 1, s->peer, 0, len, i,
 				     XRMA_RMA_SYNC), "xrma_dmaq_post");
 		if (initiator)
-			await_word(s->mine, len, i, NULL);
+			bench_fabric_await_word(NULL, s->mine, len, i);
 	}
 	return (double)(bench_now_ns() - t0) / iters / 2 / 1000.0;
-}
-
-static double raw_stream(struct raw *r, size_t len, int iters)
-{
-	int posted = 0, done = 0;
-	uint64_t t0 = bench_now_ns();
-
-	while (done < iters) {
-		while (posted < iters && posted - done < WINDOW) {
-			raw_post(r, len, &r->ctx[posted % WINDOW]);
-			posted++;
-		}
-		done += raw_reap(r, WINDOW);
-	}
-	return (double)(bench_now_ns() - t0) / iters / 1000.0;
 }
 
 static double xrma_stream(struct side *s, size_t len, int iters)
@@ -341,32 +153,31 @@ static int free_port(void)
 }
 
 /* The peer: node 2, answering phases until told to quit. */
-static int peer_main(int sock, size_t max, const char *prov, const char *my_raw, const char *their_raw)
+static int peer_main(int sock, size_t max, const char *prov)
 {
-	struct raw r;
+	struct bench_fabric r;
 	struct side s;
 
 	bench_pin_thread(1);
-	raw_open(&r, prov, my_raw, max);
-	raw_connect(&r, sock, their_raw);
+	if (!bench_fabric_open(&r, prov, NULL, max))
+		return 1;
+	bench_fabric_connect(&r, sock);
 	xrma_side_open(&s, 2, sock, max);
 	for (;;) {
-		uint64_t phase = bench_link_recv(sock, LINK_TIMEOUT_MS), len, iters;
+		uint64_t len, iters;
+		uint64_t phase = bench_link_recv_command(sock, PHASE_QUIT, &len, &iters, LINK_TIMEOUT_MS);
 
 		if (phase == PHASE_QUIT)
 			break;
-		len = bench_link_recv(sock, LINK_TIMEOUT_MS);
-		iters = bench_link_recv(sock, LINK_TIMEOUT_MS);
 		memset(r.buf, 0, len);
 		memset(s.mine, 0, len);
 		bench_link_send(sock, 0);
 		if (phase == PHASE_RAW_PP)
-			raw_pingpong(&r, len, (int)iters, false);
+			bench_fabric_pingpong(&r, len, (int)iters, false);
 		else if (phase == PHASE_XRMA_PP)
 			xrma_pingpong(&s, len, (int)iters, false);
 		else if (phase == PHASE_RAW_BW)
-			while (!link_ready(sock))
-				raw_reap(&r, WINDOW);   /* the target's share of manual progress */
+			bench_fabric_serve_until(&r, sock);   /* the target's share of manual progress */
 		/* PHASE_XRMA_BW: our progress thread serves the writes. */
 		if (phase != PHASE_RAW_BW)
 			bench_link_send(sock, 0);
@@ -374,24 +185,22 @@ static int peer_main(int sock, size_t max, const char *prov, const char *my_raw,
 			bench_link_recv(sock, LINK_TIMEOUT_MS);
 	}
 	xrma_side_close(&s);
-	raw_close(&r);
+	bench_fabric_close(&r);
 	return 0;
 }
 
-static double run_phase(int sock, enum phase phase, size_t len, int iters, struct raw *r, struct side *s)
+static double run_phase(int sock, enum phase phase, size_t len, int iters, struct bench_fabric *r, struct side *s)
 {
 	double t = 0;
 
-	bench_link_send(sock, phase);
-	bench_link_send(sock, len);
-	bench_link_send(sock, (uint64_t)iters);
+	bench_link_send_command(sock, phase, len, (uint64_t)iters);
 	bench_link_recv(sock, LINK_TIMEOUT_MS);
 	if (phase == PHASE_RAW_PP)
-		t = raw_pingpong(r, len, iters, true);
+		t = bench_fabric_pingpong(r, len, iters, true) / 1000.0;
 	else if (phase == PHASE_XRMA_PP)
 		t = xrma_pingpong(s, len, iters, true);
 	else if (phase == PHASE_RAW_BW)
-		t = raw_stream(r, len, iters);
+		t = bench_fabric_stream(r, false, len, iters) / 1000.0;
 	else
 		t = xrma_stream(s, len, iters);
 	if (phase == PHASE_RAW_BW)
@@ -405,15 +214,15 @@ int main(int argc, char **argv)
 {
 	struct bench_opts opts = { .iterations = 2000, .repetitions = 5, .max_size = 1 << 20 };
 	const char *prov = getenv("XRMA_OFI_PROVIDER") ? getenv("XRMA_OFI_PROVIDER") : "tcp;ofi_rxm";
-	char nodes[] = "/tmp/xrma-ofi-bench-XXXXXX", raw1[16], raw2[16], setup[160], fdtxt[16];
+	char nodes[] = "/tmp/xrma-ofi-bench-XXXXXX", setup[160], fdtxt[16];
 	int sv[2], fd;
 	pid_t pid;
-	struct raw r;
+	struct bench_fabric r;
 	struct side s;
 	FILE *f;
 
-	if (argc == 7 && !strcmp(argv[1], PEER_FLAG))
-		return peer_main(atoi(argv[2]), strtoull(argv[3], NULL, 0), argv[4], argv[5], argv[6]);
+	if (argc == 5 && !strcmp(argv[1], PEER_FLAG))
+		return peer_main(atoi(argv[2]), strtoull(argv[3], NULL, 0), argv[4]);
 	bench_parse(argc, argv, &opts, "Runs node 2 itself; XRMA_OFI_PROVIDER picks the libfabric provider.\n");
 	if (opts.max_size < 8)
 		opts.max_size = 8;
@@ -423,8 +232,6 @@ int main(int argc, char **argv)
 		die("node file", "cannot create it");
 	fprintf(f, "1 127.0.0.1:%d\n2 127.0.0.1:%d\n", free_port(), free_port());
 	fclose(f);
-	snprintf(raw1, sizeof(raw1), "%d", free_port());
-	snprintf(raw2, sizeof(raw2), "%d", free_port());
 	setenv("XRMA_OFI_NODES", nodes, 1);
 	setenv("XRMA_OFI_PROVIDER", prov, 1);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
@@ -436,13 +243,14 @@ int main(int argc, char **argv)
 		close(sv[0]);
 		snprintf(fdtxt, sizeof(fdtxt), "%d", sv[1]);
 		snprintf(maxtxt, sizeof(maxtxt), "%zu", opts.max_size);
-		execl("/proc/self/exe", argv[0], PEER_FLAG, fdtxt, maxtxt, prov, raw2, raw1, (char *)NULL);
+		execl("/proc/self/exe", argv[0], PEER_FLAG, fdtxt, maxtxt, prov, (char *)NULL);
 		_exit(127);
 	}
 	close(sv[1]);
 	bench_pin_thread(0);
-	raw_open(&r, prov, raw1, opts.max_size);
-	raw_connect(&r, sv[0], raw2);
+	if (!bench_fabric_open(&r, prov, NULL, opts.max_size))
+		die("raw libfabric", "the provider did not open");
+	bench_fabric_connect(&r, sv[0]);
 	xrma_side_open(&s, 1, sv[0], opts.max_size);
 
 	snprintf(setup, sizeof(setup), "provider=ofi fabric=%s nodes=1->2 cpus=0,1 (same libfabric provider for both)",
@@ -466,19 +274,14 @@ int main(int argc, char **argv)
 				base[rep] = run_phase(sv[0], raw_phase, len, iters, &r, &s);
 				ours[rep] = run_phase(sv[0], our_phase, len, iters, &r, &s);
 			}
-			{
-				double om = bench_min(ours, opts.repetitions), bm = bench_min(base, opts.repetitions);
-
-				bench_row(&opts, len, iters, bench_median(ours, opts.repetitions), om,
-					  bench_median(base, opts.repetitions), bm);
-			}
+			bench_row_samples(&opts, len, iters, ours, base, opts.repetitions);
 			free(ours);
 			free(base);
 		}
 	}
 	bench_link_send(sv[0], PHASE_QUIT);
 	xrma_side_close(&s);
-	raw_close(&r);
+	bench_fabric_close(&r);
 	waitpid(pid, NULL, 0);
 	unlink(nodes);
 	return 0;

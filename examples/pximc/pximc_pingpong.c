@@ -152,11 +152,8 @@ static void latency(struct pximc_demo *demo, const struct bench_opts *opts, cons
 		bench_header(opts, "pximc_event_pingpong",
 			     "one-way latency: window write + assertEvent/waitForSessionEvent, "
 			     "sys1 <-> sys2 (two processes)",
-			     "pximc_us", "raw_store_us");
-		bench_row(opts, 8, opts->iterations, bench_median(ours, opts->repetitions) / 1000,
-			  bench_min(ours, opts->repetitions) / 1000,
-			  bench_median(raw, opts->repetitions) / 1000,
-			  bench_min(raw, opts->repetitions) / 1000);
+			     "pximc_ns", "raw_store_ns");
+		bench_row_samples(opts, 8, opts->iterations, ours, raw, opts->repetitions);
 	}
 	free(ours);
 	free(raw);
@@ -182,26 +179,15 @@ static void bandwidth(const struct bench_opts *opts, const struct link *l)
 		int iters = (size_t)opts->iterations > cap ? (int)cap : opts->iterations;
 
 		for (int r = 0; r < opts->repetitions; r++) {
-			uint64_t t0 = bench_now_ns();
-
-			for (int i = 0; i < iters; i++)
-				memcpy(l->remote, src, size);
-			ours[r] = (double)size * iters / (double)(bench_now_ns() - t0);
-			t0 = bench_now_ns();
-			for (int i = 0; i < iters; i++) {
-				memcpy(dst, src, size);
-				__asm__ __volatile__("" ::"r"(dst) : "memory");
-			}
-			base[r] = (double)size * iters / (double)(bench_now_ns() - t0);
+			ours[r] = bench_memcpy_GBps(l->remote, src, size, iters);
+			base[r] = bench_memcpy_GBps(dst, src, size, iters);
 		}
 		/* Verified outside the timed loops. */
 		if (memcmp(l->remote, src, size)) {
 			fprintf(stderr, "pximc_pingpong: the remote window lost data\n");
 			exit(1);
 		}
-		bench_row(opts, size, iters, bench_median(ours, opts->repetitions),
-			  bench_min(ours, opts->repetitions), bench_median(base, opts->repetitions),
-			  bench_min(base, opts->repetitions));
+		bench_row_samples(opts, size, iters, ours, base, opts->repetitions);
 	}
 	free(src);
 	free(dst);

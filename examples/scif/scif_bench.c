@@ -193,6 +193,7 @@ void scif_bench_start(char **argv, size_t window_len, struct scif_bench *b)
 			scif_bench_die("host: first asynchronous RMA");
 	}
 	bench_pin_thread(0);
+	bench_set_context("scif", b->provider);
 }
 
 static void card_command(uint64_t cmd, size_t len, int iterations)

@@ -33,7 +33,7 @@ static void usage(const char *prog, const char *text)
 {
 	fprintf(stderr,
 		"usage: %s [-server | -client -rn NODE] [-a ADAPTER] [-i iterations] [-r repetitions]\n"
-		"       [-s max_bytes] [--csv]\n%s"
+		"       [-s max_bytes] [--csv | --format=csv|text]\n%s"
 		"Without -server/-client the program starts its own server (node 2) and is the\n"
 		"client (node 1). Node ids come from XRMA_NODE_ID.\n",
 		prog, text);
@@ -64,8 +64,11 @@ static void spawn_server(char **argv, const struct sb_opts *o)
 void sb_parse(int argc, char **argv, struct sb_opts *o, const char *text)
 {
 	char fabric[64];
+	const char *format = getenv("XRMA_BENCH_FORMAT");
 	int i;
 
+	if (format && *format)
+		bench_set_format(&o->bench, format);
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -85,6 +88,8 @@ void sb_parse(int argc, char **argv, struct sb_opts *o, const char *text)
 			o->bench.max_size = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(a, "--csv")) {
 			o->bench.csv = true;
+		} else if (!strncmp(a, "--format=", 9) && bench_set_format(&o->bench, a + 9)) {
+			continue;
 		} else {
 			usage(argv[0], text);
 		}
@@ -266,21 +271,15 @@ void sb_bandwidth_rows(const struct bench_opts *b, void *to, const void *from, s
 		int iters = (int)((uint64_t)b->iterations * 4096 / (size + 4096)) + 1;
 
 		for (int r = 0; r < reps; r++) {
-			uint64_t t0 = bench_now_ns();
+			uint64_t t0;
 
-			for (int i = 0; i < iters; i++) {
-				memcpy(to, from, size);
-				/* Keep the copy from being folded away. */
-				__asm__ __volatile__("" : : "r"(to) : "memory");
-			}
-			base[r] = (double)size * iters / (double)(bench_now_ns() - t0);
+			base[r] = bench_memcpy_GBps(to, from, size, iters);
 			t0 = bench_now_ns();
 			for (int i = 0; i < iters; i++)
 				ours(ctx, size);
 			mine[r] = (double)size * iters / (double)(bench_now_ns() - t0);
 		}
-		bench_row(b, size, iters, bench_median(mine, reps), bench_min(mine, reps),
-			  bench_median(base, reps), bench_min(base, reps));
+		bench_row_samples(b, size, iters, mine, base, reps);
 	}
 }
 

@@ -106,8 +106,7 @@ static void client(struct sb_node *n, const struct sb_opts *o, bool broadcast)
 			base[r] = run(n, CMD_RAW, size, updates);
 			ours[r] = run(n, CMD_SISCI, size, updates);
 		}
-		bench_row(b, size, updates, bench_median(ours, reps), bench_min(ours, reps),
-			  bench_median(base, reps), bench_min(base, reps));
+		bench_row_samples(b, size, updates, ours, base, reps);
 	}
 	sb_command(n, CMD_QUIT, 0, 0);
 }

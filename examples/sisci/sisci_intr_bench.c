@@ -161,8 +161,7 @@ static void client(struct sb_node *n, struct lines *l, const struct sb_opts *o)
 			sb_command(n, size ? CMD_DATA : CMD_INTR, size, (uint64_t)iters);
 			ours[r] = intr_pingpong(l, iters, true, size);
 		}
-		bench_row(b, size, iters, bench_median(ours, reps), bench_min(ours, reps),
-			  bench_median(base, reps), bench_min(base, reps));
+		bench_row_samples(b, size, iters, ours, base, reps);
 	}
 	sb_command(n, CMD_QUIT, 0, 0);
 }

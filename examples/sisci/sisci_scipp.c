@@ -61,8 +61,7 @@ static void client(struct sb_node *n, const struct sb_opts *o)
 			base[r] = run(n, CMD_RAW, size, iters);
 			ours[r] = run(n, CMD_SISCI, size, iters);
 		}
-		bench_row(b, size, iters, bench_median(ours, reps), bench_min(ours, reps),
-			  bench_median(base, reps), bench_min(base, reps));
+		bench_row_samples(b, size, iters, ours, base, reps);
 	}
 	sb_command(n, CMD_QUIT, 0, 0);
 }

@@ -308,6 +308,39 @@ static void test_dmaq_post_iov_max_entries_accepted(void **state)
 	rig_close(&r);
 }
 
+/*
+ * A synchronous write posted behind asynchronous ones (run by the engine when
+ * they are still in flight, not by the poster) returns only once its bytes are
+ * there; the asynchronous ones still complete, each once. Four entries: the
+ * most a synchronous job keeps on the poster's stack.
+ */
+static void test_dmaq_post_sync_behind_async_completes_in_place(void **state)
+{
+	struct rig r;
+	struct xrma_completion c;
+	struct xrma_iov v[4], whole;
+	size_t i;
+
+	(void)state;
+	rig_open(&r);
+	fixture_pattern(lbuf(&r), LOCAL_LEN, 37, 0);
+	whole = iov1(&r, 0, 2000);
+	for (i = 0; i < 3; i++)
+		assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &whole, 1, r.rseg, 0, 2000, i, 0), 0);
+	for (i = 0; i < 4; i++)
+		v[i] = iov1(&r, 2000 + i * 100, 100);
+	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, v, 4, r.rseg, 2000, 400, 9, XRMA_RMA_SYNC), 0);
+	assert_int_equal(fixture_pattern_check(rbuf(&r) + 2000, 400, 37, 2000), FIXTURE_MATCH);
+	for (i = 0; i < 3; i++) {
+		assert_rc(xrma_dmaq_wait(r.q, &c, FIXTURE_TIMEOUT_MS), 0);
+		assert_int_equal(c.status, 0);
+	}
+	assert_rc(xrma_dmaq_poll(r.q, &c, 1), 0);
+	assert_int_equal(fixture_pattern_check(rbuf(&r), 2000, 37, 0), FIXTURE_MATCH);
+	assert_int_equal(outstanding(&r), 0);
+	rig_close(&r);
+}
+
 /* Take n completions (waiting for each) into out. */
 static void take(struct rig *r, struct xrma_completion *out, size_t n)
 {
@@ -874,6 +907,7 @@ int main(void)
 		T(test_dmaq_post_read_scatter_fills_in_order),
 		T(test_dmaq_post_write_gather_takes_in_order),
 		T(test_dmaq_post_iov_max_entries_accepted),
+		T(test_dmaq_post_sync_behind_async_completes_in_place),
 		T(test_dmaq_post_cookies_round_trip_duplicates_kept),
 		T(test_dmaq_post_suppress_success_no_entry),
 		T(test_dmaq_post_unsignalled_needs_queue_flag),

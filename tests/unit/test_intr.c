@@ -327,6 +327,53 @@ static void test_intr_close_wakes_waiter_with_ecanceled(void **state)
 	assert_rc(xrma_intr_wait(intr, 0, NULL, NULL), XRMA_EHANDLE);
 }
 
+/* A waiter that takes several plain triggers, counting what it got. */
+struct counting_waiter {
+	struct xrma_intr *intr;
+	int want, got, rc;
+};
+
+static void *counting_waiter_main(void *arg)
+{
+	struct counting_waiter *w = arg;
+
+	while (w->got < w->want) {
+		w->rc = xrma_intr_wait(w->intr, FIXTURE_TIMEOUT_MS, NULL, NULL);
+		if (w->rc)
+			break;
+		w->got++;
+	}
+	return NULL;
+}
+
+/*
+ * Plain triggers are taken without the lock when nothing else is pending: two
+ * waiting threads racing for them take each exactly once, none lost, none twice.
+ */
+static void test_intr_plain_triggers_racing_waiters_each_taken_once(void **state)
+{
+	enum { PER_WAITER = 200 };
+	struct counting_waiter w[2];
+	pthread_t thread[2];
+	struct line l;
+
+	(void)state;
+	line_open(&l);
+	for (int i = 0; i < 2; i++) {
+		w[i] = (struct counting_waiter){ .intr = l.intr, .want = PER_WAITER };
+		assert_int_equal(pthread_create(&thread[i], NULL, counting_waiter_main, &w[i]), 0);
+	}
+	for (int i = 0; i < 2 * PER_WAITER; i++)
+		assert_rc(xrma_rintr_trigger(l.rintr, NULL, 0), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(fixture_join(thread[i], FIXTURE_TIMEOUT_MS, NULL), 0);
+		assert_rc(w[i].rc, 0);
+		assert_int_equal(w[i].got, PER_WAITER);
+	}
+	assert_rc(xrma_intr_wait(l.intr, 0, NULL, NULL), XRMA_ETIMEDOUT);
+	line_close(&l);
+}
+
 static void test_intr_close_connected_trigger_returns_enoent(void **state)
 {
 	struct line l;
@@ -587,6 +634,7 @@ int main(void)
 		T(test_intr_triggers_delivered_in_order),
 		T(test_intr_trigger_queue_full_returns_eagain),
 		T(test_intr_close_wakes_waiter_with_ecanceled),
+		T(test_intr_plain_triggers_racing_waiters_each_taken_once),
 		T(test_intr_close_connected_trigger_returns_enoent),
 		T(test_intr_owner_ctx_closed_trigger_returns_enoent),
 		T(test_intr_callback_receives_data_wait_returns_estate),

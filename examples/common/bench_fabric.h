@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * examples/common/bench_fabric.h: raw libfabric for baselines: one RDM
+ * endpoint, one CQ and one registered buffer per process, connected to the
+ * other process of a benchmark over its set-up link (bench_link_*). The ofi
+ * example measures xrma against it, and tools/bench measures libfabric
+ * directly with it (fi_write and fi_read over shm and tcp;ofi_rxm). Every
+ * failure ends the program with a message: these are benchmarks.
+ */
+#ifndef XRMA_BENCH_FABRIC_H
+#define XRMA_BENCH_FABRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <rdma/fabric.h>
+
+#define BENCH_FABRIC_WINDOW 16   /* operations in flight at most */
+
+struct bench_fabric {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_ep *ep;
+	struct fid_mr *mr;
+	unsigned char *buf;      /* [0, max): where the peer writes and reads; [max, 2*max): ours */
+	size_t max;
+	fi_addr_t peer;
+	uint64_t peer_key, peer_base;
+	struct fi_context2 ctx[BENCH_FABRIC_WINDOW];
+};
+
+/*
+ * Open an endpoint of libfabric provider prov (e.g. "shm", "tcp;ofi_rxm") on
+ * 127.0.0.1 (port service, NULL: any) with a buffer of 2 * max bytes. false,
+ * with the reason on stderr, when the provider is not there: callers may skip it.
+ */
+bool bench_fabric_open(struct bench_fabric *f, const char *prov, const char *service, size_t max);
+
+/* Swap addresses, keys and buffer bases with the other process over sock. */
+void bench_fabric_connect(struct bench_fabric *f, int sock);
+void bench_fabric_close(struct bench_fabric *f);
+
+/*
+ * Post one write (our half to the peer's first half) or read (the peer's
+ * first half into our half) of len bytes with context ctx. Writes ask for
+ * FI_DELIVERY_COMPLETE, the guarantee xrma's synchronous RMA gives.
+ */
+void bench_fabric_post(struct bench_fabric *f, bool read, size_t len, void *ctx);
+
+/* Completions read, at most want (and at most BENCH_FABRIC_WINDOW); 0 when none. */
+int bench_fabric_reap(struct bench_fabric *f, int want);
+
+/*
+ * Spin until the 8 bytes at the end of len bytes of buf read want. With
+ * progress, drive that endpoint between looks (libfabric's manual progress);
+ * without, yield the CPU to whichever thread delivers the writes (two spinners
+ * already fill a 2-CPU machine). A peer silent for seconds ends the program.
+ */
+void bench_fabric_await_word(struct bench_fabric *progress, unsigned char *buf, size_t len,
+			     uint64_t want);
+
+/*
+ * One-way nanoseconds of iterations rounds of a write ping-pong of len bytes:
+ * each side writes when it sees the peer's last word change (the initiator
+ * writes first), waiting for each write's completion.
+ */
+double bench_fabric_pingpong(struct bench_fabric *f, size_t len, int iterations, bool initiator);
+
+/* Nanoseconds per operation of iterations writes (or reads), BENCH_FABRIC_WINDOW in flight. */
+double bench_fabric_stream(struct bench_fabric *f, bool read, size_t len, int iterations);
+
+/* The target's part while the initiator streams: progress until sock has a message. */
+void bench_fabric_serve_until(struct bench_fabric *f, int sock);
+
+/* The 8-byte word at the end of len bytes of buf. */
+static inline volatile uint64_t *bench_fabric_last_word(unsigned char *buf, size_t len)
+{
+	return (volatile uint64_t *)(void *)(buf + len - 8);
+}
+
+#endif
