@@ -198,16 +198,16 @@ static struct xrma_sisci_block *block_get(sci_block_transfer_t block)
 void SCIWaitForBlockTransfer(sci_block_transfer_t block, unsigned int timeout, unsigned int flags,
 			     sci_error_t *error)
 {
-	struct xrma_sisci_block *b = block_get(block);
 	struct timespec deadline = xrma_sisci_deadline(timeout);
-	sci_error_t err;
+	/* Flags first, as everywhere: a bad flag is reported whatever the handle. */
+	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
+	struct xrma_sisci_block *b = err == SCI_ERR_OK ? block_get(block) : NULL;
 
 	if (!b) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_OPERATION);
+		xrma_sisci_set(error, err == SCI_ERR_OK ? SCI_ERR_ILLEGAL_OPERATION : err);
 		return;
 	}
-	err = xrma_sisci_flags(flags, 0, 0);
-	if (err == SCI_ERR_OK && b->cb)
+	if (b->cb)
 		err = SCI_ERR_ILLEGAL_OPERATION;
 	if (err == SCI_ERR_OK) {
 		pthread_mutex_lock(&b->lock);
@@ -223,22 +223,19 @@ void SCIWaitForBlockTransfer(sci_block_transfer_t block, unsigned int timeout, u
 
 void SCIAbortBlockTransfer(sci_block_transfer_t block, unsigned int flags, sci_error_t *error)
 {
-	struct xrma_sisci_block *b = block_get(block);
-	sci_error_t err;
+	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
+	struct xrma_sisci_block *b = err == SCI_ERR_OK ? block_get(block) : NULL;
 
 	if (!b) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_OPERATION);
+		xrma_sisci_set(error, err == SCI_ERR_OK ? SCI_ERR_ILLEGAL_OPERATION : err);
 		return;
 	}
-	err = xrma_sisci_flags(flags, 0, 0);
-	if (err == SCI_ERR_OK) {
-		pthread_mutex_lock(&b->lock);
-		if (b->done)
-			err = SCI_ERR_ILLEGAL_OPERATION;
-		else
-			b->abort = true;
-		pthread_mutex_unlock(&b->lock);
-	}
+	pthread_mutex_lock(&b->lock);
+	if (b->done)
+		err = SCI_ERR_ILLEGAL_OPERATION;
+	else
+		b->abort = true;
+	pthread_mutex_unlock(&b->lock);
 	xrma_sisci_obj_put(&b->obj);
 	xrma_sisci_set(error, err);
 }
