@@ -2,6 +2,7 @@
 # scripts/setup-debian.sh: install what building and testing xrma needs on Debian 12.
 # The one list of build dependencies: README and .ci/run both call this script.
 # Usage: scripts/setup-debian.sh [--docs]   (--docs also installs pandoc for the docs)
+#        --fuzz: clang and libFuzzer (make fuzz); --valgrind: valgrind (make valgrind-examples)
 # Runs apt-get directly as root, through sudo otherwise; does nothing when all is present.
 set -eu
 
@@ -11,7 +12,9 @@ libfabric-dev libhwloc-dev libcmocka-dev libinih-dev"
 for arg in "$@"; do
 	case $arg in
 	--docs) packages="$packages pandoc" ;;
-	*) echo "usage: $0 [--docs]" >&2; exit 2 ;;
+	--fuzz) packages="$packages clang libclang-rt-14-dev" ;;
+	--valgrind) packages="$packages valgrind" ;;
+	*) echo "usage: $0 [--docs] [--fuzz] [--valgrind]" >&2; exit 2 ;;
 	esac
 done
 
