@@ -95,6 +95,15 @@ void SCITransferBlock(sci_map_t sourceMap, size_t sourceOffset, sci_map_t destin
 	xrma_sisci_set(error, err);
 }
 
+/* The transfer no longer uses its maps. */
+static void block_release_maps(struct xrma_sisci_block *b)
+{
+	__atomic_sub_fetch(&b->src->users, 1, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&b->dst->users, 1, __ATOMIC_ACQ_REL);
+	xrma_sisci_obj_put(&b->src->obj);
+	xrma_sisci_obj_put(&b->dst->obj);
+}
+
 static void *block_main(void *arg)
 {
 	struct xrma_sisci_block *b = arg;
@@ -116,6 +125,9 @@ static void *block_main(void *arg)
 	}
 	if (status == SCI_ERR_OK)
 		status = copy_result(b->src, b->dst);
+	/* Without a callback the maps are free before a waiter wakes: it may unmap at once. */
+	if (!b->cb)
+		block_release_maps(b);
 	pthread_mutex_lock(&b->lock);
 	b->done = true;
 	b->status = status;
@@ -125,10 +137,8 @@ static void *block_main(void *arg)
 	if (b->cb)
 		(void)b->cb(b->cb_arg, b->obj.handle, status);
 	xrma_sisci_obj_kill(&b->obj);
-	__atomic_sub_fetch(&b->src->users, 1, __ATOMIC_ACQ_REL);
-	__atomic_sub_fetch(&b->dst->users, 1, __ATOMIC_ACQ_REL);
-	xrma_sisci_obj_put(&b->src->obj);
-	xrma_sisci_obj_put(&b->dst->obj);
+	if (b->cb)
+		block_release_maps(b);
 	xrma_sisci_obj_put(&b->obj);
 	return NULL;
 }
