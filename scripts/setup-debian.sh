@@ -2,7 +2,8 @@
 # scripts/setup-debian.sh: install what building and testing xrma needs on Debian 12.
 # The one list of build dependencies: README and .ci/run both call this script.
 # Usage: scripts/setup-debian.sh [--docs]   (--docs also installs pandoc for the docs)
-#        scripts/setup-debian.sh --bench      (also gnuplot-nox, for the plots of make bench)
+#        --bench: gnuplot-nox (the plots of make bench)
+#        --fuzz: clang and libFuzzer (make fuzz); --valgrind: valgrind (make valgrind-examples)
 # Runs apt-get directly as root, through sudo otherwise; does nothing when all is present.
 set -eu
 
@@ -13,7 +14,9 @@ for arg in "$@"; do
 	case $arg in
 	--docs) packages="$packages pandoc" ;;
 	--bench) packages="$packages gnuplot-nox" ;;
-	*) echo "usage: $0 [--docs] [--bench]" >&2; exit 2 ;;
+	--fuzz) packages="$packages clang libclang-rt-14-dev" ;;
+	--valgrind) packages="$packages valgrind" ;;
+	*) echo "usage: $0 [--docs] [--bench] [--fuzz] [--valgrind]" >&2; exit 2 ;;
 	esac
 done
 

@@ -93,7 +93,8 @@ static uint32_t pximc_demo_interface_to(uint32_t node)
 
 void pximc_demo_start(int argc, char **argv, struct pximc_demo *demo)
 {
-	char fabric[64], fd[16];
+	char fabric[64], fd[16], exe[4096];
+	ssize_t len;
 	int pair[2];
 
 	memset(demo, 0, sizeof(*demo));
@@ -109,6 +110,13 @@ void pximc_demo_start(int argc, char **argv, struct pximc_demo *demo)
 			perror("socketpair");
 			exit(1);
 		}
+		/* The path, not /proc/self/exe itself: under valgrind that is valgrind's tool. */
+		len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (len < 0) {
+			perror("readlink");
+			exit(1);
+		}
+		exe[len] = '\0';
 		demo->child = fork();
 		if (demo->child < 0) {
 			perror("fork");
@@ -118,7 +126,7 @@ void pximc_demo_start(int argc, char **argv, struct pximc_demo *demo)
 			close(pair[0]);
 			snprintf(fd, sizeof(fd), "%d", pair[1]);
 			setenv("XRMA_NODE_ID", "2", 1);
-			execl("/proc/self/exe", argv[0], PEER_FLAG, fd, (char *)NULL);
+			execl(exe, argv[0], PEER_FLAG, fd, (char *)NULL);
 			perror("exec");
 			_exit(127);
 		}

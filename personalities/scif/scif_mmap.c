@@ -55,26 +55,29 @@ static int mmap_checks(void *addr, size_t len, int prot_flags, int map_flags, of
 
 /*
  * Import and map each of count pieces; the mapper may load and store whatever
- * it asked for (§3.5). m->nparts counts the parts done, for mapping_free.
+ * it asked for (§3.5). Without SCIF_PROT_WRITE the import and the mapping are
+ * read-only, so a read-only window stays read-only (a store faults).
+ * m->nparts counts the parts done, for mapping_free.
  */
 static int mmap_parts(uint32_t node, const struct xrma_scif_piece *pieces, size_t count,
-		      struct scif_mapping *m)
+		      int prot_flags, struct scif_mapping *m)
 {
+	bool write = prot_flags & SCIF_PROT_WRITE;
+	uint32_t access = XRMA_ACCESS_REMOTE_READ | (write ? XRMA_ACCESS_REMOTE_WRITE : 0);
+	uint32_t map = XRMA_MAP_READ | (write ? XRMA_MAP_WRITE : 0);
 	struct xrma_ctx *ctx;
 	int ret = xrma_scif_ctx(&ctx);
 
 	for (size_t i = 0; !ret && i < count; i++) {
 		struct scif_map_part *p = &m->part[i];
 
-		ret = xrma_rseg_open(ctx, node, pieces[i].seg_id,
-				     XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0,
-				     XRMA_SCIF_HANDSHAKE_MS, &p->rseg);
+		ret = xrma_rseg_open(ctx, node, pieces[i].seg_id, access, 0, XRMA_SCIF_HANDSHAKE_MS,
+				     &p->rseg);
 		if (ret == -XRMA_ENOENT || ret == -XRMA_ENOTAVAIL)
 			ret = -XRMA_ENXIO;   /* the window went away meanwhile */
 		if (ret)
 			break;
-		ret = xrma_rseg_map(p->rseg, pieces[i].seg_offset, pieces[i].len,
-				    XRMA_MAP_READ | XRMA_MAP_WRITE, &p->core_addr);
+		ret = xrma_rseg_map(p->rseg, pieces[i].seg_offset, pieces[i].len, map, &p->core_addr);
 		if (ret)
 			xrma_rseg_close(p->rseg);
 		else
@@ -131,7 +134,7 @@ void *scif_mmap(void *addr, size_t len, int prot_flags, int map_flags, scif_epd_
 	}
 	if (!ret) {
 		m->len = len;
-		ret = mmap_parts(node, pieces, count, m);
+		ret = mmap_parts(node, pieces, count, prot_flags, m);
 	}
 	if (!ret) {
 		if (count == 1 && !fixed)

@@ -106,6 +106,15 @@ void SCITransferBlock(sci_map_t sourceMap, size_t sourceOffset, sci_map_t destin
 	xrma_sisci_set(error, err);
 }
 
+/* The transfer no longer uses its maps. */
+static void block_release_maps(struct xrma_sisci_block *b)
+{
+	__atomic_sub_fetch(&b->src->users, 1, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&b->dst->users, 1, __ATOMIC_ACQ_REL);
+	xrma_sisci_obj_put(&b->src->obj);
+	xrma_sisci_obj_put(&b->dst->obj);
+}
+
 static void *block_main(void *arg)
 {
 	struct xrma_sisci_block *b = arg;
@@ -127,6 +136,9 @@ static void *block_main(void *arg)
 	}
 	if (status == SCI_ERR_OK)
 		status = copy_result(b->src, b->dst, b->to, b->size);
+	/* Without a callback the maps are free before a waiter wakes: it may unmap at once. */
+	if (!b->cb)
+		block_release_maps(b);
 	pthread_mutex_lock(&b->lock);
 	b->done = true;
 	b->status = status;
@@ -136,10 +148,8 @@ static void *block_main(void *arg)
 	if (b->cb)
 		(void)b->cb(b->cb_arg, b->obj.handle, status);
 	xrma_sisci_obj_kill(&b->obj);
-	__atomic_sub_fetch(&b->src->users, 1, __ATOMIC_ACQ_REL);
-	__atomic_sub_fetch(&b->dst->users, 1, __ATOMIC_ACQ_REL);
-	xrma_sisci_obj_put(&b->src->obj);
-	xrma_sisci_obj_put(&b->dst->obj);
+	if (b->cb)
+		block_release_maps(b);
 	xrma_sisci_obj_put(&b->obj);
 	return NULL;
 }
@@ -209,16 +219,16 @@ static struct xrma_sisci_block *block_get(sci_block_transfer_t block)
 void SCIWaitForBlockTransfer(sci_block_transfer_t block, unsigned int timeout, unsigned int flags,
 			     sci_error_t *error)
 {
-	struct xrma_sisci_block *b = block_get(block);
 	struct timespec deadline = xrma_sisci_deadline(timeout);
-	sci_error_t err;
+	/* Flags first, as everywhere: a bad flag is reported whatever the handle. */
+	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
+	struct xrma_sisci_block *b = err == SCI_ERR_OK ? block_get(block) : NULL;
 
 	if (!b) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_OPERATION);
+		xrma_sisci_set(error, err == SCI_ERR_OK ? SCI_ERR_ILLEGAL_OPERATION : err);
 		return;
 	}
-	err = xrma_sisci_flags(flags, 0, 0);
-	if (err == SCI_ERR_OK && b->cb)
+	if (b->cb)
 		err = SCI_ERR_ILLEGAL_OPERATION;
 	if (err == SCI_ERR_OK) {
 		pthread_mutex_lock(&b->lock);
@@ -234,22 +244,19 @@ void SCIWaitForBlockTransfer(sci_block_transfer_t block, unsigned int timeout, u
 
 void SCIAbortBlockTransfer(sci_block_transfer_t block, unsigned int flags, sci_error_t *error)
 {
-	struct xrma_sisci_block *b = block_get(block);
-	sci_error_t err;
+	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
+	struct xrma_sisci_block *b = err == SCI_ERR_OK ? block_get(block) : NULL;
 
 	if (!b) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_OPERATION);
+		xrma_sisci_set(error, err == SCI_ERR_OK ? SCI_ERR_ILLEGAL_OPERATION : err);
 		return;
 	}
-	err = xrma_sisci_flags(flags, 0, 0);
-	if (err == SCI_ERR_OK) {
-		pthread_mutex_lock(&b->lock);
-		if (b->done)
-			err = SCI_ERR_ILLEGAL_OPERATION;
-		else
-			b->abort = true;
-		pthread_mutex_unlock(&b->lock);
-	}
+	pthread_mutex_lock(&b->lock);
+	if (b->done)
+		err = SCI_ERR_ILLEGAL_OPERATION;
+	else
+		b->abort = true;
+	pthread_mutex_unlock(&b->lock);
 	xrma_sisci_obj_put(&b->obj);
 	xrma_sisci_set(error, err);
 }

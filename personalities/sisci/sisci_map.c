@@ -216,9 +216,19 @@ void SCIMemCopy(void *memAddr, sci_map_t remoteMap, size_t remoteOffset, size_t 
 void SCIMemCpy(sci_sequence_t sequence, void *memAddr, sci_map_t remoteMap, size_t remoteOffset,
 	       size_t size, unsigned int flags, sci_error_t *error)
 {
-	/* The sequence (may be NULL) only names where errors are tracked; the map decides. */
-	(void)sequence;
+	/*
+	 * The sequence (may be NULL) only names where errors are tracked; the map decides.
+	 * A sequence that is given must still be a live one.
+	 */
+	struct xrma_sisci_obj *seq = sequence ? xrma_sisci_obj_get(sequence, XRMA_SISCI_SEQ) : NULL;
+
+	if (sequence && !seq) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return;
+	}
 	xrma_sisci_set(error, pio_copy(memAddr, remoteMap, remoteOffset, size, flags));
+	if (seq)
+		xrma_sisci_obj_put(seq);
 }
 
 void SCIMemWrite(void *memAddr, volatile void *remoteAddr, size_t size, unsigned int flags,

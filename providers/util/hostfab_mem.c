@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define HOSTFAB_FETCH_TIMEOUT_MS 5000
@@ -94,7 +95,8 @@ int hostfab_mem_alloc(void *state, size_t len, struct xrma_prov_mem **mem, void 
 	fd = memfd_create("xrma-seg", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -XRMA_ENOMEM;
-	if (ftruncate(fd, (off_t)map_len) != 0) {
+	/* memfds start 0777; the pages are the user's alone (others get a descriptor, not a path). */
+	if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)map_len) != 0) {
 		close(fd);
 		return -XRMA_ENOMEM;
 	}
@@ -435,7 +437,7 @@ void hostfab_mem_serve(struct hostfab_ep *ep, struct hostfab_conn *conn, const v
 			rep.status = -XRMA_EIO;
 	} else if (pass == -2) {
 		own = memfd_create("xrma-stage", MFD_CLOEXEC);
-		if (own < 0 || ftruncate(own, HOSTFAB_STAGE_SIZE) != 0 ||
+		if (own < 0 || fchmod(own, 0600) != 0 || ftruncate(own, HOSTFAB_STAGE_SIZE) != 0 ||
 		    (buf = mmap(NULL, HOSTFAB_STAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, own, 0)) ==
 			    MAP_FAILED) {
 			buf = NULL;

