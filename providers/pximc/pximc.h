@@ -208,6 +208,7 @@ struct pxp_prov {
 	uint64_t next_mem;
 	struct pxp_rmem *rmems;
 	uint32_t next_uid;
+	unsigned import_workers;           /* owner-side imports in progress (pximc_mem.c) */
 };
 
 void pxp_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

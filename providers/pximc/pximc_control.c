@@ -651,6 +651,11 @@ void pxp_control_stop(struct pxp_prov *p)
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->watcher, NULL);
+	/* Import workers end within their bounded waits; they use the peers. */
+	pthread_mutex_lock(&p->lock);
+	while (p->import_workers)
+		pthread_cond_wait(&p->cond, &p->lock);
+	pthread_mutex_unlock(&p->lock);
 	/* Each session thread sees stopping within its event wait bound, says goodbye, closes. */
 	while (p->peers) {
 		struct pxp_peer *peer = p->peers;
@@ -701,6 +706,13 @@ int pxp_progress(void *state)
 	return 0;
 }
 
+static int pxp_node_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int pxp_node_list(void *state, uint32_t *ids, size_t max, size_t *count)
 {
 	struct pxp_prov *p = state;
@@ -720,6 +732,9 @@ int pxp_node_list(void *state, uint32_t *ids, size_t max, size_t *count)
 		n++;
 	}
 	pthread_mutex_unlock(&p->lock);
+	/* Ascending, as the other providers list them (SCIF's scif_get_nodeIDs shows the order). */
+	if (n > 1 && max > 1)
+		qsort(ids, n < max ? n : max, sizeof(*ids), pxp_node_cmp);
 	*count = n;
 	return 0;
 }

@@ -12,6 +12,7 @@
  */
 #include "providers/pximc/pximc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -159,14 +160,81 @@ static int pxp_mem_post(struct pxp_peer *peer, struct pxp_mem *m, uint32_t *sess
 	return 0;
 }
 
-/* Move m's contents into the window and map the window's pages at m's address. */
+/* One line of /proc/self/maps: the range, its file offset and the file's identity. */
+struct pxp_vma {
+	uintptr_t lo, hi;
+	uint64_t offset, dev_major, dev_minor, inode;
+};
+
+static bool pxp_vma_parse(const char *line, struct pxp_vma *v)
+{
+	unsigned long lo, hi, offset, major, minor, inode;
+
+	if (sscanf(line, "%lx-%lx %*4s %lx %lx:%lx %lu", &lo, &hi, &offset, &major, &minor,
+		   &inode) != 6)
+		return false;
+	*v = (struct pxp_vma){ lo, hi, offset, major, minor, inode };
+	return true;
+}
+
+/*
+ * Map the window's pages over every other mapping of m's pages in this process. Programs
+ * and personalities may map provider memory a second time (SCIF registers a program's range
+ * by mapping a segment's pages over it): after the move those views must show the window
+ * too, or their stores would never reach the importer.
+ */
+static int pxp_mem_move_aliases(struct pxp_mem *m, unsigned char *window)
+{
+	struct pxp_vma own = { 0 }, v;
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	int ret = 0;
+	FILE *maps = fopen("/proc/self/maps", "re");
+
+	if (!maps)
+		return -XRMA_EIO;
+	while (getline(&line, &cap, maps) > 0)
+		if (pxp_vma_parse(line, &v) && v.lo <= (uintptr_t)m->addr && (uintptr_t)m->addr < v.hi) {
+			own = v;
+			found = v.inode != 0;
+			break;
+		}
+	rewind(maps);
+	while (found && !ret && getline(&line, &cap, maps) > 0) {
+		size_t len;
+
+		if (!pxp_vma_parse(line, &v) || v.inode != own.inode || v.dev_major != own.dev_major ||
+		    v.dev_minor != own.dev_minor || v.lo == own.lo || v.offset >= m->map_len)
+			continue;
+		len = v.hi - v.lo;
+		if (len > m->map_len - v.offset)
+			len = m->map_len - v.offset;
+		if (mremap(window + v.offset, 0, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+			   (void *)v.lo) == MAP_FAILED)
+			ret = -XRMA_EIO;
+	}
+	free(line);
+	fclose(maps);
+	return ret;
+}
+
+/*
+ * Move m's contents into the window and map the window's pages at m's address (and over its
+ * other views). Stores the owner makes to m during the copy can be lost: a PXImc window only
+ * exists once paired, so memory cannot be window pages before an importer asks for it.
+ */
 static int pxp_mem_move(struct pxp_mem *m, void *window, uint64_t window_len)
 {
 	void *at;
+	int ret;
 
 	if (!window || window_len < m->map_len)
 		return -XRMA_ENOSPC;
 	memcpy(window, m->addr, m->map_len);
+	ret = pxp_mem_move_aliases(m, window);
+	if (ret)
+		return ret;
 	at = mremap(window, 0, m->map_len, MREMAP_MAYMOVE | MREMAP_FIXED, m->addr);
 	if (at == MAP_FAILED) {
 		pxp_detail("pximc: the vendor's window is not a shared mapping; it cannot back a "
@@ -176,7 +244,8 @@ static int pxp_mem_move(struct pxp_mem *m, void *window, uint64_t window_len)
 	return 0;
 }
 
-void pxp_mem_on_import(struct pxp_peer *peer, const struct pxp_msg *msg)
+/* Post, wait for the importer's pairing, move: on a thread of its own (pxp_mem_on_import). */
+static void pxp_mem_serve_import(struct pxp_peer *peer, const struct pxp_msg *msg)
 {
 	struct pxp_prov *p = peer->prov;
 	struct pxp_msg reply = { .req = msg->req, .id = msg->id };
@@ -219,6 +288,61 @@ void pxp_mem_on_import(struct pxp_peer *peer, const struct pxp_msg *msg)
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	(void)pxp_send(peer, PXP_MSG_IMPORT_READY, &reply, sizeof(reply));
+}
+
+struct pxp_import_job {
+	struct pxp_peer *peer;
+	struct pxp_msg msg;
+};
+
+static void *pxp_import_main(void *arg)
+{
+	struct pxp_import_job *job = arg;
+	struct pxp_prov *p = job->peer->prov;
+
+	pxp_mem_serve_import(job->peer, &job->msg);
+	free(job);
+	pthread_mutex_lock(&p->lock);
+	p->import_workers--;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/*
+ * Not on the peer thread: the wait for the importer's pairing would stop this ring's
+ * consumer, and two nodes importing from each other at once (SCIF's handshake) would each
+ * wait for a reply the other cannot read. pxp_control_stop waits for the workers.
+ */
+void pxp_mem_on_import(struct pxp_peer *peer, const struct pxp_msg *msg)
+{
+	struct pxp_prov *p = peer->prov;
+	struct pxp_import_job *job = malloc(sizeof(*job));
+	pthread_attr_t attr;
+	pthread_t thread;
+	int ret = -1;
+
+	if (job) {
+		job->peer = peer;
+		job->msg = *msg;
+		pthread_mutex_lock(&p->lock);
+		p->import_workers++;
+		pthread_mutex_unlock(&p->lock);
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		ret = pthread_create(&thread, &attr, pxp_import_main, job);
+		pthread_attr_destroy(&attr);
+	}
+	if (!ret)
+		return;
+	if (job) {
+		pthread_mutex_lock(&p->lock);
+		p->import_workers--;
+		pthread_mutex_unlock(&p->lock);
+		free(job);
+	}
+	(void)pxp_send(peer, PXP_MSG_IMPORT_POSTED, &(struct pxp_msg){ .req = msg->req,
+		       .id = msg->id, .status = -XRMA_ENOMEM }, sizeof(struct pxp_msg));
 }
 
 void pxp_mem_on_unimport(struct pxp_peer *peer, const struct pxp_msg *msg)
