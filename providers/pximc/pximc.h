@@ -119,7 +119,10 @@ struct pxp_peer {
 	bool link_down;
 	struct xrma_prov_addr addr;        /* from HELLO */
 	uint32_t session;                  /* the control session, 0 while none */
-	uint32_t session_ring;             /* the same, under send_lock (for assertEvent) */
+	/* The session being paired or in use, 0 once closed: written under send_lock. */
+	_Atomic uint32_t session_ring;
+	bool ended;                        /* under prov->lock: the thread is about to return */
+	bool bye_sent;                     /* close() only */
 	/* Lock-free: 0 while no partner is paired and ready, else a generation. */
 	_Atomic uint64_t alive;
 	bool bye;                          /* peer thread only */
@@ -196,6 +199,7 @@ struct pxp_prov {
 	pthread_cond_t cond;               /* CLOCK_MONOTONIC; broadcast on any change */
 	bool stopping;
 	bool scan_now;
+	_Atomic bool closing;              /* set by close() before it closes sessions */
 	struct pxp_peer *peers;
 	struct pxp_inbound *in_head, *in_tail;
 	struct pxp_req *reqs;

@@ -128,7 +128,7 @@ static bool pxp_flush_locked(struct pxp_peer *peer)
 static void pxp_publish_locked(struct pxp_peer *peer)
 {
 	atomic_store_explicit(&pxp_remote_hdr(peer)->prod, peer->prod, memory_order_release);
-	(void)peer->prov->api.assertEvent(peer->session_ring);
+	(void)peer->prov->api.assertEvent(atomic_load(&peer->session_ring));
 }
 
 int pxp_send(struct pxp_peer *peer, uint32_t kind, const void *data, size_t len)
@@ -386,7 +386,7 @@ static void pxp_drain(struct pxp_peer *peer)
 	if (consumed)
 		atomic_store_explicit(&pxp_remote_hdr(peer)->ack, peer->cons, memory_order_release);
 	if (atomic_exchange(&h->want, 0))
-		(void)peer->prov->api.assertEvent(peer->session_ring);
+		(void)peer->prov->api.assertEvent(atomic_load(&peer->session_ring));
 	pthread_mutex_lock(&peer->send_lock);
 	if (peer->q_head && pxp_flush_locked(peer))
 		pxp_publish_locked(peer);
@@ -415,7 +415,28 @@ static void pxp_pause(struct pxp_prov *p, int ms)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* Pair the control session; 0 and the session, or a code (retry later). */
+/*
+ * Close the control session once, whoever comes first: its thread when it ends, or close()
+ * waking a thread blocked on it. False if the other one already did.
+ */
+static bool pxp_session_close_once(struct pxp_peer *peer, uint32_t s)
+{
+	bool mine;
+
+	pthread_mutex_lock(&peer->send_lock);
+	mine = atomic_load(&peer->session_ring) == s;
+	if (mine)
+		atomic_store(&peer->session_ring, 0);
+	pthread_mutex_unlock(&peer->send_lock);
+	if (mine)
+		(void)peer->prov->api.closeWindow(s);
+	return mine;
+}
+
+/*
+ * Pair the control session; 0 and the session, or a code (retry later). The wait has no
+ * timeout: the partner's request ends it, and close() ends it by closing the session.
+ */
 static int pxp_pair(struct pxp_peer *peer, uint32_t *session, void **remote, void **local,
 		    uint64_t *size)
 {
@@ -423,24 +444,27 @@ static int pxp_pair(struct pxp_peer *peer, uint32_t *session, void **remote, voi
 	uint64_t rsize = 0, lsize = 0;
 	uint32_t s = 0;
 	tPXIMC_Status st;
+	bool closing;
 
 	st = p->api.requestWindowLogicalAsPeer(peer->iface, PXP_PROTO_CONTROL, PXP_RING_WINDOW,
 					       PXP_RING_WINDOW, PXP_RING_WINDOW, PXP_RING_WINDOW, 0,
 					       NULL, 0, &s);
 	if (st != PXIMC_SUCCESS)
 		return pxp_error(st);
-	for (;;) {
-		st = p->api.waitForConnection(s, 100, remote, &rsize, local, &lsize);
-		if (st == PXIMC_SUCCESS)
-			break;
-		if (st != PXIMC_TIMEOUT || pxp_should_stop(p)) {
-			(void)p->api.closeWindow(s);
-			return st == PXIMC_TIMEOUT ? -XRMA_ECANCELED : pxp_error(st);
-		}
-	}
-	if (!*remote || !*local || rsize < PXP_RING_WINDOW || lsize < PXP_RING_WINDOW) {
-		(void)p->api.closeWindow(s);
-		return -XRMA_EPROTO;
+	/* Published before waiting, so close() finds it (or we see close() began). */
+	pthread_mutex_lock(&peer->send_lock);
+	atomic_store(&peer->session_ring, s);
+	closing = atomic_load(&p->closing);
+	pthread_mutex_unlock(&peer->send_lock);
+	st = closing ? PXIMC_INVALID_SESSION
+		     : p->api.waitForConnection(s, PXIMC_TIMEOUT_INFINITE, remote, &rsize, local,
+						&lsize);
+	if (st == PXIMC_SUCCESS &&
+	    (!*remote || !*local || rsize < PXP_RING_WINDOW || lsize < PXP_RING_WINDOW))
+		st = PXIMC_SPACE_NOT_AVAILABLE;
+	if (st != PXIMC_SUCCESS) {
+		(void)pxp_session_close_once(peer, s);
+		return closing || atomic_load(&p->closing) ? -XRMA_ECANCELED : pxp_error(st);
 	}
 	*session = s;
 	*size = PXP_RING_WINDOW;
@@ -504,7 +528,6 @@ static void pxp_session_run(struct pxp_peer *peer)
 	peer->local = local;
 	peer->remote = remote;
 	peer->data_len = (size_t)size - PXP_RING_HEADER;
-	peer->session_ring = s;
 	peer->prod = 0;
 	peer->cons = 0;
 	peer->bye = false;
@@ -517,21 +540,20 @@ static void pxp_session_run(struct pxp_peer *peer)
 	(void)pxp_send(peer, PXP_MSG_HELLO, &hello, sizeof(hello));
 
 	for (;;) {
-		/* Bounded, so a close() that raced with pairing is seen. */
-		st = p->api.waitForSessionEvent(s, 100, &reason);
-		if (st != PXIMC_SUCCESS && st != PXIMC_TIMEOUT) {
+		/*
+		 * No timeout: the partner's assert, its close (CONNECTION_CLOSED, also when it
+		 * dies) or our own close() (pxp_control_stop) ends the wait.
+		 */
+		st = p->api.waitForSessionEvent(s, PXIMC_TIMEOUT_INFINITE, &reason);
+		if (st != PXIMC_SUCCESS) {
 			status = -XRMA_ECONNRESET;
 			break;
 		}
 		pxp_drain(peer);
-		if (st == PXIMC_TIMEOUT) {
-			if (pxp_should_stop(p)) {
-				/* Goodbye, so the partner reports a close, not a death. */
-				(void)pxp_send(peer, PXP_MSG_BYE, NULL, 0);
-				status = -XRMA_ECONNRESET;
-				break;
-			}
-			continue;
+		if (peer->bye) {
+			/* The partner closes: closing our side too wakes its wait. */
+			status = -XRMA_ECONNRESET;
+			break;
 		}
 		if (reason == PXIMC_EVENT_CONNECTION_CLOSED) {
 			status = peer->bye ? -XRMA_ECONNRESET : -XRMA_ELOST;
@@ -555,15 +577,20 @@ static void pxp_session_run(struct pxp_peer *peer)
 	}
 	peer->q_tail = NULL;
 	pthread_mutex_unlock(&peer->send_lock);
-	(void)p->api.closeWindow(s);
+	(void)pxp_session_close_once(peer, s);
 }
 
 static void *pxp_peer_main(void *arg)
 {
 	struct pxp_peer *peer = arg;
+	struct pxp_prov *p = peer->prov;
 
-	while (!pxp_should_stop(peer->prov))
+	while (!pxp_should_stop(p))
 		pxp_session_run(peer);
+	pthread_mutex_lock(&p->lock);
+	peer->ended = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
@@ -656,7 +683,28 @@ void pxp_control_stop(struct pxp_prov *p)
 	while (p->import_workers)
 		pthread_cond_wait(&p->cond, &p->lock);
 	pthread_mutex_unlock(&p->lock);
-	/* Each session thread sees stopping within its event wait bound, says goodbye, closes. */
+	/*
+	 * Goodbye to each partner: it closes its side, which ends our thread's wait
+	 * (CONNECTION_CLOSED). A partner that does not within PXP_REPLY_MS, and sessions not
+	 * paired yet, are closed here; that wakes the wait in xrma's vendor library (the
+	 * specification leaves waking local waiters on a local close to the vendor).
+	 */
+	atomic_store(&p->closing, true);
+	for (struct pxp_peer *peer = p->peers; peer; peer = peer->next)
+		peer->bye_sent = pxp_send(peer, PXP_MSG_BYE, NULL, 0) == 0;
+	for (struct pxp_peer *peer = p->peers; peer; peer = peer->next) {
+		struct timespec deadline;
+		uint32_t s;
+
+		pxp_deadline(&deadline, PXP_REPLY_MS);
+		pthread_mutex_lock(&p->lock);
+		while (peer->bye_sent && !peer->ended && pxp_wait(p, &deadline) != ETIMEDOUT)
+			;
+		pthread_mutex_unlock(&p->lock);
+		s = atomic_load(&peer->session_ring);
+		if (s)
+			(void)pxp_session_close_once(peer, s);
+	}
 	while (p->peers) {
 		struct pxp_peer *peer = p->peers;
 
