@@ -509,6 +509,34 @@ static void pxp_link_event(struct pxp_peer *peer, bool up)
 	}
 }
 
+/*
+ * Whether the system behind an interface can take our control messages: they are native
+ * structures, so its byte order and word size must be ours (interface attributes
+ * PXIMC_U32_REMOTE_ENDIANNESS and _WORD_SIZE; a vendor without them is taken at its word).
+ */
+static bool pxp_peer_compatible(struct pxp_peer *peer)
+{
+	const uint32_t probe = 0x12345678u;
+	const uint8_t *b = (const uint8_t *)&probe;
+	/* The specification's encoding: bytes from low to high address, packed MSB first. */
+	uint32_t ours = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+	uint32_t order = ours, bits = (uint32_t)sizeof(void *) * 8, actual = 0;
+	struct pxp_api *api = &peer->prov->api;
+
+	if (api->queryInterfaceInformation(peer->iface, PXIMC_U32_REMOTE_ENDIANNESS, sizeof(order),
+					   &order, &actual) != PXIMC_SUCCESS)
+		order = ours;
+	if (api->queryInterfaceInformation(peer->iface, PXIMC_U32_REMOTE_WORD_SIZE, sizeof(bits),
+					   &bits, &actual) != PXIMC_SUCCESS)
+		bits = (uint32_t)sizeof(void *) * 8;
+	if (order == ours && bits == sizeof(void *) * 8)
+		return true;
+	pxp_detail("pximc: interface %u leads to a %u-bit system with byte order 0x%08x; xrma needs "
+		   "its own (%zu-bit, 0x%08x) on both sides", peer->iface, bits, order,
+		   sizeof(void *) * 8, ours);
+	return false;
+}
+
 /* One session's life: pair, say hello, serve events until it ends. */
 static void pxp_session_run(struct pxp_peer *peer)
 {
@@ -585,6 +613,13 @@ static void *pxp_peer_main(void *arg)
 	struct pxp_peer *peer = arg;
 	struct pxp_prov *p = peer->prov;
 
+	if (!pxp_peer_compatible(peer)) {
+		/* Never paired: its node stays unreachable until close. */
+		pthread_mutex_lock(&p->lock);
+		while (!p->stopping)
+			pthread_cond_wait(&p->cond, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+	}
 	while (!pxp_should_stop(p))
 		pxp_session_run(peer);
 	pthread_mutex_lock(&p->lock);
