@@ -161,6 +161,15 @@ struct pxp_name {
 	uint64_t id;
 };
 
+/* An owner-side import on a thread of its own (pximc_mem.c). */
+struct pxp_import_job {
+	struct pxp_import_job *next;       /* prov->imports, under prov->lock */
+	pthread_t thread;
+	struct pxp_peer *peer;
+	struct pxp_msg msg;
+	bool done;                         /* under prov->lock */
+};
+
 /* Exported memory (struct xrma_prov_mem). */
 struct pxp_mem {
 	struct pxp_mem *next;              /* under prov->lock */
@@ -212,7 +221,8 @@ struct pxp_prov {
 	uint64_t next_mem;
 	struct pxp_rmem *rmems;
 	uint32_t next_uid;
-	unsigned import_workers;           /* owner-side imports in progress (pximc_mem.c) */
+	struct pxp_import_job *imports;    /* owner-side imports, running or to join */
+	enum { PXP_RUNNING, PXP_QUIESCING, PXP_QUIESCED } quiesce;  /* pxp_control_quiesce */
 };
 
 void pxp_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -224,6 +234,8 @@ int pxp_wait(struct pxp_prov *p, const struct timespec *deadline);
 
 /* pximc_control.c */
 int pxp_control_start(struct pxp_prov *p);
+/* Stop every thread and close every control session (idempotent); stop also frees peers. */
+void pxp_control_quiesce(struct pxp_prov *p);
 void pxp_control_stop(struct pxp_prov *p);
 /* Send one record to the peer (queued if the ring is full). Any thread. */
 int pxp_send(struct pxp_peer *peer, uint32_t kind, const void *data, size_t len);
@@ -268,6 +280,7 @@ int pxp_map(void *state, struct xrma_prov_rmem *rmem, size_t offset, size_t len,
 void pxp_unmap(void *state, struct xrma_prov_rmem *rmem, void *addr, size_t len);
 /* Owner side of an import, and its end (peer thread of the importer's peer). */
 void pxp_mem_on_import(struct pxp_peer *peer, const struct pxp_msg *msg);
+void pxp_mem_import_reap(struct pxp_prov *p, bool wait_all);
 void pxp_mem_on_unimport(struct pxp_peer *peer, const struct pxp_msg *msg);
 /* The peer went away: windows it held close. */
 void pxp_mem_on_peer_down(struct pxp_peer *peer);

@@ -706,18 +706,12 @@ int pxp_control_start(struct pxp_prov *p)
 	return 0;
 }
 
-void pxp_control_stop(struct pxp_prov *p)
+/* Join every peer thread once close() or exit began (pxp_control_quiesce). */
+static void pxp_control_join_all(struct pxp_prov *p)
 {
-	pthread_mutex_lock(&p->lock);
-	p->stopping = true;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->watcher, NULL);
-	/* Import workers end within their bounded waits; they use the peers. */
-	pthread_mutex_lock(&p->lock);
-	while (p->import_workers)
-		pthread_cond_wait(&p->cond, &p->lock);
-	pthread_mutex_unlock(&p->lock);
+	/* Imports end within their bounded waits; no new one starts once stopping is set. */
+	pxp_mem_import_reap(p, true);
 	/*
 	 * Goodbye to each partner: it closes its side, which ends our thread's wait
 	 * (CONNECTION_CLOSED). A partner that does not within PXP_REPLY_MS, and sessions not
@@ -739,12 +733,39 @@ void pxp_control_stop(struct pxp_prov *p)
 		s = atomic_load(&peer->session_ring);
 		if (s)
 			(void)pxp_session_close_once(peer, s);
+		pthread_join(peer->thread, NULL);
 	}
+}
+
+void pxp_control_quiesce(struct pxp_prov *p)
+{
+	bool mine;
+
+	pthread_mutex_lock(&p->lock);
+	p->stopping = true;
+	pthread_cond_broadcast(&p->cond);
+	while (p->quiesce == PXP_QUIESCING)
+		pthread_cond_wait(&p->cond, &p->lock);
+	mine = p->quiesce == PXP_RUNNING;
+	if (mine)
+		p->quiesce = PXP_QUIESCING;
+	pthread_mutex_unlock(&p->lock);
+	if (!mine)
+		return;
+	pxp_control_join_all(p);
+	pthread_mutex_lock(&p->lock);
+	p->quiesce = PXP_QUIESCED;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void pxp_control_stop(struct pxp_prov *p)
+{
+	pxp_control_quiesce(p);
 	while (p->peers) {
 		struct pxp_peer *peer = p->peers;
 
 		p->peers = peer->next;
-		pthread_join(peer->thread, NULL);
 		pthread_mutex_destroy(&peer->send_lock);
 		free(peer);
 	}

@@ -5,8 +5,8 @@
  * the segment's size, then pairs with it as a logical client and uses its mapped remote
  * address for loads, stores and RMA (memcpy). PXImc windows are the vendor's memory,
  * allocated at pairing, so the owner moves the segment into its new local window and maps
- * that window in place of the segment's pages (mremap of a shared mapping, same address):
- * owner and importer then share the pages. A window pairs with one partner, so a segment
+ * that window in place of the segment's pages (mremap of a shared mapping, same address),
+ * carrying over what the owner stored meanwhile: owner and importer then share the pages. A window pairs with one partner, so a segment
  * is reachable by one other node at a time; a second node's import is XRMA_EBUSY until the
  * first lets go. docs/porting.md lists the consequences.
  */
@@ -220,28 +220,63 @@ static int pxp_mem_move_aliases(struct pxp_mem *m, unsigned char *window)
 }
 
 /*
+ * Stores the owner made to the old pages while they were being replaced: every word that
+ * differs from the copy taken goes into the window, unless the window's word changed since
+ * (a later store through the new mapping, which wins).
+ */
+static void pxp_mem_catch_up(uint64_t *window, const uint64_t *old, const uint64_t *snap,
+			     size_t len)
+{
+	for (size_t i = 0; i < len / sizeof(uint64_t); i++) {
+		uint64_t then = snap[i], now = __atomic_load_n(&old[i], __ATOMIC_RELAXED);
+
+		if (now != then)
+			__atomic_compare_exchange_n(&window[i], &then, now, false, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+	}
+}
+
+/*
  * Move m's contents into the window and map the window's pages at m's address (and over its
- * other views). Stores the owner makes to m during the copy can be lost: a PXImc window only
- * exists once paired, so memory cannot be window pages before an importer asks for it.
+ * other views). A PXImc window exists only once paired, so segment memory cannot be window
+ * pages before an importer asks, and the owner may be storing meanwhile (SCIF publishes its
+ * registration table while its peer imports it): the old pages stay reachable through a
+ * view of our own until every mapping shows the window, then what changed in them since the
+ * copy is carried over.
  */
 static int pxp_mem_move(struct pxp_mem *m, void *window, uint64_t window_len)
 {
-	void *at;
+	uint64_t *snap;
+	void *old, *at;
 	int ret;
 
 	if (!window || window_len < m->map_len)
 		return -XRMA_ENOSPC;
-	memcpy(window, m->addr, m->map_len);
+	snap = malloc(m->map_len);
+	if (!snap)
+		return -XRMA_ENOMEM;
+	/* Word by word, atomically: the owner's threads may be storing (as atomics, SCIF). */
+	for (size_t i = 0; i < m->map_len / sizeof(uint64_t); i++)
+		snap[i] = __atomic_load_n((uint64_t *)(void *)m->addr + i, __ATOMIC_RELAXED);
+	memcpy(window, snap, m->map_len);
 	ret = pxp_mem_move_aliases(m, window);
-	if (ret)
-		return ret;
-	at = mremap(window, 0, m->map_len, MREMAP_MAYMOVE | MREMAP_FIXED, m->addr);
-	if (at == MAP_FAILED) {
+	/* old_size 0: a second view of the same shared pages. */
+	old = ret ? MAP_FAILED : mremap(m->addr, 0, m->map_len, MREMAP_MAYMOVE);
+	if (!ret && old == MAP_FAILED)
+		ret = -XRMA_EIO;
+	at = ret ? MAP_FAILED
+		 : mremap(window, 0, m->map_len, MREMAP_MAYMOVE | MREMAP_FIXED, m->addr);
+	if (!ret && at == MAP_FAILED) {
 		pxp_detail("pximc: the vendor's window is not a shared mapping; it cannot back a "
 			   "segment");
-		return -XRMA_ENOTSUP;
+		ret = -XRMA_ENOTSUP;
 	}
-	return 0;
+	if (!ret)
+		pxp_mem_catch_up(window, old, snap, m->map_len);
+	if (old != MAP_FAILED)
+		munmap(old, m->map_len);
+	free(snap);
+	return ret;
 }
 
 /* Post, wait for the importer's pairing, move: on a thread of its own (pxp_mem_on_import). */
@@ -290,59 +325,74 @@ static void pxp_mem_serve_import(struct pxp_peer *peer, const struct pxp_msg *ms
 	(void)pxp_send(peer, PXP_MSG_IMPORT_READY, &reply, sizeof(reply));
 }
 
-struct pxp_import_job {
-	struct pxp_peer *peer;
-	struct pxp_msg msg;
-};
-
 static void *pxp_import_main(void *arg)
 {
 	struct pxp_import_job *job = arg;
 	struct pxp_prov *p = job->peer->prov;
 
 	pxp_mem_serve_import(job->peer, &job->msg);
-	free(job);
 	pthread_mutex_lock(&p->lock);
-	p->import_workers--;
+	job->done = true;
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
+/* Join finished jobs (all of them with wait_all, as close does). */
+void pxp_mem_import_reap(struct pxp_prov *p, bool wait_all)
+{
+	for (;;) {
+		struct pxp_import_job *job = NULL, **pp;
+
+		pthread_mutex_lock(&p->lock);
+		for (;;) {
+			for (pp = &p->imports; *pp && !(*pp)->done; pp = &(*pp)->next)
+				;
+			if (*pp || !wait_all || !p->imports)
+				break;
+			pthread_cond_wait(&p->cond, &p->lock);
+		}
+		if (*pp) {
+			job = *pp;
+			*pp = job->next;
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (!job)
+			return;
+		pthread_join(job->thread, NULL);
+		free(job);
+	}
+}
+
 /*
  * Not on the peer thread: the wait for the importer's pairing would stop this ring's
  * consumer, and two nodes importing from each other at once (SCIF's handshake) would each
- * wait for a reply the other cannot read. pxp_control_stop waits for the workers.
+ * wait for a reply the other cannot read. Jobs are joined by later imports and by close.
  */
 void pxp_mem_on_import(struct pxp_peer *peer, const struct pxp_msg *msg)
 {
 	struct pxp_prov *p = peer->prov;
-	struct pxp_import_job *job = malloc(sizeof(*job));
-	pthread_attr_t attr;
-	pthread_t thread;
-	int ret = -1;
+	struct pxp_import_job *job;
 
+	pxp_mem_import_reap(p, false);
+	job = calloc(1, sizeof(*job));
 	if (job) {
 		job->peer = peer;
 		job->msg = *msg;
 		pthread_mutex_lock(&p->lock);
-		p->import_workers++;
+		/* Once closing, close() has joined the jobs it knows of: no new one. */
+		if (p->stopping || pthread_create(&job->thread, NULL, pxp_import_main, job)) {
+			free(job);
+			job = NULL;
+		} else {
+			job->next = p->imports;
+			p->imports = job;
+		}
 		pthread_mutex_unlock(&p->lock);
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		ret = pthread_create(&thread, &attr, pxp_import_main, job);
-		pthread_attr_destroy(&attr);
 	}
-	if (!ret)
-		return;
-	if (job) {
-		pthread_mutex_lock(&p->lock);
-		p->import_workers--;
-		pthread_mutex_unlock(&p->lock);
-		free(job);
-	}
-	(void)pxp_send(peer, PXP_MSG_IMPORT_POSTED, &(struct pxp_msg){ .req = msg->req,
-		       .id = msg->id, .status = -XRMA_ENOMEM }, sizeof(struct pxp_msg));
+	if (!job)
+		(void)pxp_send(peer, PXP_MSG_IMPORT_POSTED, &(struct pxp_msg){ .req = msg->req,
+			       .id = msg->id, .status = -XRMA_ENOMEM }, sizeof(struct pxp_msg));
 }
 
 void pxp_mem_on_unimport(struct pxp_peer *peer, const struct pxp_msg *msg)
