@@ -37,7 +37,7 @@ extern const struct xrma_provider xrma_prov_pximc;
 #define PXP_RING_HEADER   256u
 #define PXP_CTRL_MSG_MAX  65536u
 /* Bounds on waits for a remote system (pairing, a reply). */
-#define PXP_PEER_WAIT_MS  3000
+#define PXP_PEER_WAIT_MS  10000
 #define PXP_REPLY_MS      5000
 /* How often the watcher looks for new interfaces. */
 #define PXP_SCAN_MS       50
@@ -115,8 +115,9 @@ struct pxp_peer {
 	pthread_t thread;                  /* fixed */
 	/* Under prov->lock. */
 	enum pxp_peer_state state;
-	bool gone;                         /* the interface vanished: the thread ends */
+	bool gone;                         /* the last scan did not list the interface */
 	bool link_down;
+	bool incompatible;                 /* never paired (pxp_peer_compatible) */
 	struct xrma_prov_addr addr;        /* from HELLO */
 	uint32_t session;                  /* the control session, 0 while none */
 	/* The session being paired or in use, 0 once closed: written under send_lock. */
@@ -208,6 +209,7 @@ struct pxp_prov {
 	pthread_cond_t cond;               /* CLOCK_MONOTONIC; broadcast on any change */
 	bool stopping;
 	bool scan_now;
+	uint64_t scan_gen;                 /* scans completed (the watcher counts them) */
 	_Atomic bool closing;              /* set by close() before it closes sessions */
 	struct pxp_peer *peers;
 	struct pxp_inbound *in_head, *in_tail;
@@ -239,10 +241,10 @@ void pxp_control_quiesce(struct pxp_prov *p);
 void pxp_control_stop(struct pxp_prov *p);
 /* Send one record to the peer (queued if the ring is full). Any thread. */
 int pxp_send(struct pxp_peer *peer, uint32_t kind, const void *data, size_t len);
-/* The ready peer of node and its endpoint (ep may be NULL), waiting up to wait_ms for it;
- * NULL with *err otherwise. */
-struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, uint32_t *ep,
-			      int *err);
+/* The ready peer of node and its endpoint (ep may be NULL), waiting up to wait_ms for it
+ * (patient: even when every interface's system is known); NULL with *err otherwise. */
+struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, bool patient,
+			      uint32_t *ep, int *err);
 /* A request to peer: open gives its id (msg.req), wait takes reply number n (1, 2) within
  * PXP_REPLY_MS, XRMA_ELOST if the peer went away; close forgets it. */
 struct pxp_req *pxp_req_open(struct pxp_peer *peer);

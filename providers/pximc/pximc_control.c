@@ -257,20 +257,39 @@ static struct pxp_peer *pxp_peer_find_locked(struct pxp_prov *p, uint32_t node)
 	return NULL;
 }
 
-struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, uint32_t *ep,
-			      int *err)
+/* Whether an interface's system is not known yet (its session or hello still to come). */
+static bool pxp_peers_pending_locked(struct pxp_prov *p)
+{
+	for (struct pxp_peer *peer = p->peers; peer; peer = peer->next)
+		if (peer->state != PXP_PEER_READY && !peer->incompatible && !peer->gone)
+			return true;
+	return false;
+}
+
+/*
+ * Waits while some interface's system is still unknown; once a scan that began after the
+ * call found every interface's system and none is node, no interface leads there (unless
+ * patient: then it waits the whole time, for a system that has yet to start).
+ */
+struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, bool patient,
+			      uint32_t *ep, int *err)
 {
 	struct pxp_peer *peer;
 	struct timespec deadline;
+	uint64_t scanned;
 
 	pxp_deadline(&deadline, wait_ms < 0 ? PXP_PEER_WAIT_MS : wait_ms);
 	pthread_mutex_lock(&p->lock);
+	scanned = p->scan_gen + 2;
 	while (!(peer = pxp_peer_find_locked(p, node))) {
-		if (p->stopping || wait_ms == 0) {
+		if (p->stopping || wait_ms == 0 ||
+		    (!patient && p->scan_gen >= scanned && !pxp_peers_pending_locked(p)))
 			break;
+		/* A scan now, not in PXP_SCAN_MS; then the watcher's own scans wake us. */
+		if (p->scan_gen < scanned) {
+			p->scan_now = true;
+			pthread_cond_broadcast(&p->cond);
 		}
-		p->scan_now = true;
-		pthread_cond_broadcast(&p->cond);
 		if (pxp_wait(p, &deadline) == ETIMEDOUT) {
 			peer = pxp_peer_find_locked(p, node);
 			break;
@@ -616,6 +635,7 @@ static void *pxp_peer_main(void *arg)
 	if (!pxp_peer_compatible(peer)) {
 		/* Never paired: its node stays unreachable until close. */
 		pthread_mutex_lock(&p->lock);
+		peer->incompatible = true;
 		while (!p->stopping)
 			pthread_cond_wait(&p->cond, &p->lock);
 		pthread_mutex_unlock(&p->lock);
@@ -660,6 +680,14 @@ static void pxp_scan(struct pxp_prov *p)
 		}
 		pthread_mutex_unlock(&p->lock);
 	}
+	/* Interfaces no longer listed have no system behind them (pxp_peer_get stops waiting). */
+	pthread_mutex_lock(&p->lock);
+	for (struct pxp_peer *peer = p->peers; st == PXIMC_SUCCESS && peer; peer = peer->next) {
+		peer->gone = true;
+		for (uint32_t i = 0; i < count && peer->gone; i++)
+			peer->gone = peer->iface != ids[i];
+	}
+	pthread_mutex_unlock(&p->lock);
 	/* A link that went down comes back when its interface is UP again. */
 	for (struct pxp_peer *peer = p->peers; peer; peer = peer->next) {
 		uint32_t state = 0, actual = 0;
@@ -687,6 +715,8 @@ static void *pxp_watcher_main(void *arg)
 		pxp_scan(p);
 		pxp_deadline(&deadline, PXP_SCAN_MS);
 		pthread_mutex_lock(&p->lock);
+		p->scan_gen++;
+		pthread_cond_broadcast(&p->cond);
 		while (!p->stopping && !p->scan_now)
 			if (pxp_wait(p, &deadline) == ETIMEDOUT)
 				break;
@@ -855,7 +885,7 @@ int pxp_node_probe(void *state, uint32_t node, int timeout_ms)
 	if (node == p->self.node)
 		return 0;
 	peer = pxp_peer_get(p, node, timeout_ms < 0 || timeout_ms > PXP_PEER_WAIT_MS ?
-				     PXP_PEER_WAIT_MS : timeout_ms, NULL, &err);
+				     PXP_PEER_WAIT_MS : timeout_ms, true, NULL, &err);
 	if (!peer)
 		return err;
 	pthread_mutex_lock(&p->lock);

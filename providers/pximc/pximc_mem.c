@@ -546,7 +546,7 @@ int pxp_mem_import(void *state, const struct xrma_prov_addr *owner,
 	} else {
 		uint32_t ep = 0;
 
-		r->peer = pxp_peer_get(p, owner->node, PXP_PEER_WAIT_MS, &ep, &ret);
+		r->peer = pxp_peer_get(p, owner->node, PXP_PEER_WAIT_MS, false, &ep, &ret);
 		if (r->peer && ep != owner->ep)
 			ret = -XRMA_ELOST;
 		else if (r->peer)
