@@ -39,8 +39,9 @@ extern const struct xrma_provider xrma_prov_pximc;
 /* Bounds on waits for a remote system (pairing, a reply). */
 #define PXP_PEER_WAIT_MS  10000
 #define PXP_REPLY_MS      5000
-/* How often the watcher looks for new interfaces. */
-#define PXP_SCAN_MS       50
+/* How often the watcher looks for new interfaces (lookups ask for a scan at once); rarely,
+ * since on two CPUs any wake-up delays a spinning PIO ping-pong. */
+#define PXP_SCAN_MS       1000
 
 /* The Dispatcher's entry points, resolved once at open. */
 struct pxp_api {
