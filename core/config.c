@@ -65,6 +65,10 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 					   "XRMA_PXIMC_DISPATCHER", "libpximc.so.0" },
 	[XRMA_CONFIG_PXIMC_VENDOR_PROVIDER] = { "pximc.vendor_provider", "pximc", "vendor_provider",
 						"XRMA_PXIMC_VENDOR_PROVIDER", "" },
+	/* xrma's vendor library as a PXImc tree: the host's node id ("": every node meets every
+	 * other, as on one machine). */
+	[XRMA_CONFIG_PXIMC_TREE_HOST] = { "pximc.tree_host", "pximc", "tree_host",
+					  "XRMA_PXIMC_TREE_HOST", "" },
 	/* SCI: an ATT of 65536 pages of 4 KiB (256 MiB per node); no faults until asked. */
 	[XRMA_CONFIG_SCI_ATT_ENTRIES] = { "sci.att_entries", "sci", "att_entries",
 					  "XRMA_SCI_ATT_ENTRIES", "65536" },

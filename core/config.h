@@ -36,6 +36,7 @@ enum xrma_config_key {
 	/* PXImc as a transport (providers/pximc) and the vendor library under it. */
 	XRMA_CONFIG_PXIMC_DISPATCHER,      /* [pximc] dispatcher      / XRMA_PXIMC_DISPATCHER */
 	XRMA_CONFIG_PXIMC_VENDOR_PROVIDER, /* [pximc] vendor_provider / XRMA_PXIMC_VENDOR_PROVIDER */
+	XRMA_CONFIG_PXIMC_TREE_HOST,       /* [pximc] tree_host       / XRMA_PXIMC_TREE_HOST */
 	/* SCI interconnect model (providers/sci): ATT and fault injection. */
 	XRMA_CONFIG_SCI_ATT_ENTRIES,       /* [sci] att_entries   / XRMA_SCI_ATT_ENTRIES */
 	XRMA_CONFIG_SCI_ATT_PAGE_SIZE,     /* [sci] att_page_size / XRMA_SCI_ATT_PAGE_SIZE */

@@ -24,7 +24,8 @@ static void seg_destroy(struct xrma_obj *obj)
 
 	if (seg->key_valid)
 		ctx->prov->ops->mem_unexport(ctx->prov_state, seg->pmem);
-	ctx->prov->ops->mem_free(ctx->prov_state, seg->pmem);
+	if (seg->pmem)
+		ctx->prov->ops->mem_free(ctx->prov_state, seg->pmem);
 	free(seg->importers);
 	xrma_evq_destroy(&seg->events);
 	xrma_lock_destroy(&seg->lock);
@@ -39,7 +40,10 @@ static int check_attr(const struct xrma_core_ctx *ctx, const struct xrma_seg_att
 		return -XRMA_EINVAL;
 	if (attr->len > ctx->caps.max_seg_size)
 		return -XRMA_ERANGE;
-	if (attr->addr && !(ctx->caps.flags & XRMA_CAP_REGISTER))
+	/* A private segment is only ever the local side of a transfer: the user's pages as
+	 * they are, whatever the provider can register (see xrma_seg_open). */
+	if (attr->addr && !(ctx->caps.flags & XRMA_CAP_REGISTER) &&
+	    !(attr->flags & XRMA_SEG_PRIVATE))
 		return -XRMA_ENOTSUP;
 	if (attr->flags & XRMA_SEG_PRIVATE)
 		return 0;
@@ -95,7 +99,11 @@ int xrma_seg_open(struct xrma_ctx *handle, const struct xrma_seg_attr *attr, str
 			goto err_child;
 		named = true;
 	}
-	if (attr->addr) {
+	if (attr->addr && !(ctx->caps.flags & XRMA_CAP_REGISTER)) {
+		/* Private over user memory (check_attr): transfers copy from and to seg->addr,
+		 * and nothing exports it, so the provider holds nothing for it. */
+		seg->addr = attr->addr;
+	} else if (attr->addr) {
 		seg->addr = attr->addr;
 		ret = XRMA_PROV_CALL(ctx, mem_register, attr->addr, attr->len, &seg->pmem);
 	} else {
@@ -130,7 +138,8 @@ int xrma_seg_open(struct xrma_ctx *handle, const struct xrma_seg_attr *attr, str
 	return 0;
 
 err_free_mem:
-	ctx->prov->ops->mem_free(ctx->prov_state, seg->pmem);
+	if (seg->pmem)
+		ctx->prov->ops->mem_free(ctx->prov_state, seg->pmem);
 err_unbind:
 	if (named)
 		XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_SEG, seg->id);

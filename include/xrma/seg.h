@@ -41,8 +41,9 @@ struct xrma_seg_attr {
 
 /*
  * Open a segment. Errors: XRMA_EINVAL (NULL, len 0, bad access or flags, id
- * outside [id_min,id_max]), XRMA_ENOTSUP (addr given and the provider cannot
- * register user memory), XRMA_ERANGE (len above the provider's limit),
+ * outside [id_min,id_max]), XRMA_ENOTSUP (addr given, not XRMA_SEG_PRIVATE, and the
+ * provider cannot register user memory; a private segment is only the local side of
+ * transfers and needs no registration), XRMA_ERANGE (len above the provider's limit),
  * XRMA_EADDRINUSE (id taken on this node), XRMA_ENOSPC (segment table full).
  */
 XRMA_API int xrma_seg_open(struct xrma_ctx *ctx, const struct xrma_seg_attr *attr,

@@ -18,7 +18,12 @@
 
 static pthread_mutex_t xrma_pximc_default_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct xrma_pximc *xrma_pximc_default;     /* under xrma_pximc_default_lock */
-static _Thread_local struct xrma_pximc *xrma_pximc_bound;
+/*
+ * Initial-exec: the Dispatcher dlopens this library, and its threads' dynamic TLS blocks are
+ * what LeakSanitizer misreads at exit while they still run (a client that exits without
+ * closing); a pointer fits in the static TLS glibc keeps for libraries loaded later.
+ */
+static _Thread_local struct xrma_pximc *xrma_pximc_bound __attribute__((tls_model("initial-exec")));
 
 /* epoll tags: sessions are looked up by number, so a stale event finds nothing. */
 #define XRMA_PXIMC_TAG_LISTENER 0ull
@@ -275,6 +280,23 @@ static int xrma_pximc_listen(struct xrma_pximc *px)
 	return ret;
 }
 
+/* pximc.tree_host as a node id; UINT32_MAX (no tree: every node an interface) if unset or bad. */
+static uint32_t xrma_pximc_tree_host(void)
+{
+	struct xrma_config_entry e;
+	unsigned long host = UINT32_MAX;
+	char *end;
+
+	for (int i = 0; xrma_config_get(i, &e) == 0; i++) {
+		if (strcmp(e.key, "pximc.tree_host") || !e.value[0])
+			continue;
+		host = strtoul(e.value, &end, 0);
+		if (*end || host >= UINT32_MAX)
+			host = UINT32_MAX;
+	}
+	return (uint32_t)host;
+}
+
 XRMA_PXIMC_EXPORT int xrma_pximc_open(const struct xrma_ctx_attr *attr, struct xrma_pximc **out)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -298,6 +320,7 @@ XRMA_PXIMC_EXPORT int xrma_pximc_open(const struct xrma_ctx_attr *attr, struct x
 	px->win_limit = XRMA_PXIMC_WINDOW_LIMIT;
 	if (info.caps.max_seg_size && info.caps.max_seg_size < px->win_limit)
 		px->win_limit = info.caps.max_seg_size;
+	px->tree_host = xrma_pximc_tree_host();
 	px->next_session = 1;
 	px->next_uid = 1;
 	ret = xrma_pximc_listen(px);

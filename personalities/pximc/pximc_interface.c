@@ -10,6 +10,16 @@
 /* How often a blocked waitForInterfaceEvent re-checks that the node is still there. */
 #define XRMA_PXIMC_STATE_POLL_MS 100u
 
+/*
+ * Whether an interface joins us to node. A PXImc system is a tree (spec 6): the host has an
+ * interface to each device, a device only to the host; without pximc.tree_host every node
+ * meets every other, as processes on one machine do.
+ */
+static bool xrma_pximc_tree_edge(const struct xrma_pximc *px, uint32_t node)
+{
+	return px->tree_host == UINT32_MAX || px->self == px->tree_host || node == px->tree_host;
+}
+
 static bool xrma_pximc_node_live(struct xrma_pximc *px, uint32_t node)
 {
 	uint32_t ids[256];
@@ -72,7 +82,8 @@ void xrma_pximc_window_event(void *arg, const struct xrma_event *event)
 
 int xrma_pximc_iface_node(struct xrma_pximc *px, uint32_t interface_id, uint32_t *node)
 {
-	if (!interface_id || interface_id - 1 == px->self || !xrma_pximc_node_live(px, interface_id - 1))
+	if (!interface_id || interface_id - 1 == px->self ||
+	    !xrma_pximc_tree_edge(px, interface_id - 1) || !xrma_pximc_node_live(px, interface_id - 1))
 		return -1;
 	*node = interface_id - 1;
 	return 0;
@@ -143,13 +154,13 @@ tPXIMC_Status xrma_pximc_find_interfaces(struct xrma_pximc *px, uint32_t max, ui
 	if (count > 1024)
 		count = 1024;
 	for (size_t i = 0; i < count; i++)
-		n += nodes[i] != px->self;
+		n += nodes[i] != px->self && xrma_pximc_tree_edge(px, nodes[i]);
 	*actual = n;
 	if (n > max)
 		return PXIMC_INSUFFICIENT_SPACE;
 	n = 0;
 	for (size_t i = 0; i < count; i++)
-		if (nodes[i] != px->self)
+		if (nodes[i] != px->self && xrma_pximc_tree_edge(px, nodes[i]))
 			ids[n++] = nodes[i] + 1;
 	return PXIMC_SUCCESS;
 }

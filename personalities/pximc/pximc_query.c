@@ -147,6 +147,13 @@ tPXIMC_Status xrma_pximc_query_interface(struct xrma_pximc *px, uint32_t interfa
 		return xrma_pximc_put_u32(xrma_pximc_remote_facts(px, node, &hello) ? PXIMC_STATE_UP
 										    : PXIMC_STATE_DOWN,
 					  max, out, actual);
+	case PXIMC_U32_INTERFACE_LOCAL:
+		/* In a tree the logic block (the NTB) sits in the device, so it is local there
+		 * (docs/pximc.md); without a tree there is no such side. */
+		if (px->tree_host == UINT32_MAX)
+			return PXIMC_NSUP_ATTRIBUTE;
+		return xrma_pximc_put_u32(px->self == px->tree_host ? PXIMC_REMOTE : PXIMC_LOCAL, max,
+					  out, actual);
 	case PXIMC_U32_REMOTE_ENDIANNESS:
 		if (!xrma_pximc_remote_facts(px, node, &hello))
 			return PXIMC_NSUP_ATTRIBUTE;

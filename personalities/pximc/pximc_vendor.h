@@ -95,6 +95,7 @@ struct xrma_pximc {
 	struct xrma_ctx *ctx;    /* fixed */
 	uint32_t self;           /* fixed */
 	uint64_t win_limit;      /* fixed */
+	uint32_t tree_host;      /* fixed: the tree's host node (pximc.tree_host), or UINT32_MAX */
 	pthread_mutex_t lock;    /* guards everything below */
 	pthread_cond_t cond;     /* CLOCK_MONOTONIC; broadcast on any session or latch change */
 	struct xrma_conn *listener;

@@ -37,10 +37,11 @@ extern const struct xrma_provider xrma_prov_pximc;
 #define PXP_RING_HEADER   256u
 #define PXP_CTRL_MSG_MAX  65536u
 /* Bounds on waits for a remote system (pairing, a reply). */
-#define PXP_PEER_WAIT_MS  3000
+#define PXP_PEER_WAIT_MS  10000
 #define PXP_REPLY_MS      5000
-/* How often the watcher looks for new interfaces. */
-#define PXP_SCAN_MS       50
+/* How often the watcher looks for new interfaces (lookups ask for a scan at once); rarely,
+ * since on two CPUs any wake-up delays a spinning PIO ping-pong. */
+#define PXP_SCAN_MS       1000
 
 /* The Dispatcher's entry points, resolved once at open. */
 struct pxp_api {
@@ -115,11 +116,15 @@ struct pxp_peer {
 	pthread_t thread;                  /* fixed */
 	/* Under prov->lock. */
 	enum pxp_peer_state state;
-	bool gone;                         /* the interface vanished: the thread ends */
+	bool gone;                         /* the last scan did not list the interface */
 	bool link_down;
+	bool incompatible;                 /* never paired (pxp_peer_compatible) */
 	struct xrma_prov_addr addr;        /* from HELLO */
 	uint32_t session;                  /* the control session, 0 while none */
-	uint32_t session_ring;             /* the same, under send_lock (for assertEvent) */
+	/* The session being paired or in use, 0 once closed: written under send_lock. */
+	_Atomic uint32_t session_ring;
+	bool ended;                        /* under prov->lock: the thread is about to return */
+	bool bye_sent;                     /* close() only */
 	/* Lock-free: 0 while no partner is paired and ready, else a generation. */
 	_Atomic uint64_t alive;
 	bool bye;                          /* peer thread only */
@@ -156,6 +161,15 @@ struct pxp_req {
 struct pxp_name {
 	uint32_t ns;
 	uint64_t id;
+};
+
+/* An owner-side import on a thread of its own (pximc_mem.c). */
+struct pxp_import_job {
+	struct pxp_import_job *next;       /* prov->imports, under prov->lock */
+	pthread_t thread;
+	struct pxp_peer *peer;
+	struct pxp_msg msg;
+	bool done;                         /* under prov->lock */
 };
 
 /* Exported memory (struct xrma_prov_mem). */
@@ -196,6 +210,8 @@ struct pxp_prov {
 	pthread_cond_t cond;               /* CLOCK_MONOTONIC; broadcast on any change */
 	bool stopping;
 	bool scan_now;
+	uint64_t scan_gen;                 /* scans completed (the watcher counts them) */
+	_Atomic bool closing;              /* set by close() before it closes sessions */
 	struct pxp_peer *peers;
 	struct pxp_inbound *in_head, *in_tail;
 	struct pxp_req *reqs;
@@ -208,6 +224,8 @@ struct pxp_prov {
 	uint64_t next_mem;
 	struct pxp_rmem *rmems;
 	uint32_t next_uid;
+	struct pxp_import_job *imports;    /* owner-side imports, running or to join */
+	enum { PXP_RUNNING, PXP_QUIESCING, PXP_QUIESCED } quiesce;  /* pxp_control_quiesce */
 };
 
 void pxp_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -219,13 +237,15 @@ int pxp_wait(struct pxp_prov *p, const struct timespec *deadline);
 
 /* pximc_control.c */
 int pxp_control_start(struct pxp_prov *p);
+/* Stop every thread and close every control session (idempotent); stop also frees peers. */
+void pxp_control_quiesce(struct pxp_prov *p);
 void pxp_control_stop(struct pxp_prov *p);
 /* Send one record to the peer (queued if the ring is full). Any thread. */
 int pxp_send(struct pxp_peer *peer, uint32_t kind, const void *data, size_t len);
-/* The ready peer of node and its endpoint (ep may be NULL), waiting up to wait_ms for it;
- * NULL with *err otherwise. */
-struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, uint32_t *ep,
-			      int *err);
+/* The ready peer of node and its endpoint (ep may be NULL), waiting up to wait_ms for it
+ * (patient: even when every interface's system is known); NULL with *err otherwise. */
+struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, bool patient,
+			      uint32_t *ep, int *err);
 /* A request to peer: open gives its id (msg.req), wait takes reply number n (1, 2) within
  * PXP_REPLY_MS, XRMA_ELOST if the peer went away; close forgets it. */
 struct pxp_req *pxp_req_open(struct pxp_peer *peer);
@@ -263,6 +283,7 @@ int pxp_map(void *state, struct xrma_prov_rmem *rmem, size_t offset, size_t len,
 void pxp_unmap(void *state, struct xrma_prov_rmem *rmem, void *addr, size_t len);
 /* Owner side of an import, and its end (peer thread of the importer's peer). */
 void pxp_mem_on_import(struct pxp_peer *peer, const struct pxp_msg *msg);
+void pxp_mem_import_reap(struct pxp_prov *p, bool wait_all);
 void pxp_mem_on_unimport(struct pxp_peer *peer, const struct pxp_msg *msg);
 /* The peer went away: windows it held close. */
 void pxp_mem_on_peer_down(struct pxp_peer *peer);

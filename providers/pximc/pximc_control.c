@@ -128,7 +128,7 @@ static bool pxp_flush_locked(struct pxp_peer *peer)
 static void pxp_publish_locked(struct pxp_peer *peer)
 {
 	atomic_store_explicit(&pxp_remote_hdr(peer)->prod, peer->prod, memory_order_release);
-	(void)peer->prov->api.assertEvent(peer->session_ring);
+	(void)peer->prov->api.assertEvent(atomic_load(&peer->session_ring));
 }
 
 int pxp_send(struct pxp_peer *peer, uint32_t kind, const void *data, size_t len)
@@ -257,20 +257,39 @@ static struct pxp_peer *pxp_peer_find_locked(struct pxp_prov *p, uint32_t node)
 	return NULL;
 }
 
-struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, uint32_t *ep,
-			      int *err)
+/* Whether an interface's system is not known yet (its session or hello still to come). */
+static bool pxp_peers_pending_locked(struct pxp_prov *p)
+{
+	for (struct pxp_peer *peer = p->peers; peer; peer = peer->next)
+		if (peer->state != PXP_PEER_READY && !peer->incompatible && !peer->gone)
+			return true;
+	return false;
+}
+
+/*
+ * Waits while some interface's system is still unknown; once a scan that began after the
+ * call found every interface's system and none is node, no interface leads there (unless
+ * patient: then it waits the whole time, for a system that has yet to start).
+ */
+struct pxp_peer *pxp_peer_get(struct pxp_prov *p, uint32_t node, int wait_ms, bool patient,
+			      uint32_t *ep, int *err)
 {
 	struct pxp_peer *peer;
 	struct timespec deadline;
+	uint64_t scanned;
 
 	pxp_deadline(&deadline, wait_ms < 0 ? PXP_PEER_WAIT_MS : wait_ms);
 	pthread_mutex_lock(&p->lock);
+	scanned = p->scan_gen + 2;
 	while (!(peer = pxp_peer_find_locked(p, node))) {
-		if (p->stopping || wait_ms == 0) {
+		if (p->stopping || wait_ms == 0 ||
+		    (!patient && p->scan_gen >= scanned && !pxp_peers_pending_locked(p)))
 			break;
+		/* A scan now, not in PXP_SCAN_MS; then the watcher's own scans wake us. */
+		if (p->scan_gen < scanned) {
+			p->scan_now = true;
+			pthread_cond_broadcast(&p->cond);
 		}
-		p->scan_now = true;
-		pthread_cond_broadcast(&p->cond);
 		if (pxp_wait(p, &deadline) == ETIMEDOUT) {
 			peer = pxp_peer_find_locked(p, node);
 			break;
@@ -386,7 +405,7 @@ static void pxp_drain(struct pxp_peer *peer)
 	if (consumed)
 		atomic_store_explicit(&pxp_remote_hdr(peer)->ack, peer->cons, memory_order_release);
 	if (atomic_exchange(&h->want, 0))
-		(void)peer->prov->api.assertEvent(peer->session_ring);
+		(void)peer->prov->api.assertEvent(atomic_load(&peer->session_ring));
 	pthread_mutex_lock(&peer->send_lock);
 	if (peer->q_head && pxp_flush_locked(peer))
 		pxp_publish_locked(peer);
@@ -415,7 +434,28 @@ static void pxp_pause(struct pxp_prov *p, int ms)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* Pair the control session; 0 and the session, or a code (retry later). */
+/*
+ * Close the control session once, whoever comes first: its thread when it ends, or close()
+ * waking a thread blocked on it. False if the other one already did.
+ */
+static bool pxp_session_close_once(struct pxp_peer *peer, uint32_t s)
+{
+	bool mine;
+
+	pthread_mutex_lock(&peer->send_lock);
+	mine = atomic_load(&peer->session_ring) == s;
+	if (mine)
+		atomic_store(&peer->session_ring, 0);
+	pthread_mutex_unlock(&peer->send_lock);
+	if (mine)
+		(void)peer->prov->api.closeWindow(s);
+	return mine;
+}
+
+/*
+ * Pair the control session; 0 and the session, or a code (retry later). The wait has no
+ * timeout: the partner's request ends it, and close() ends it by closing the session.
+ */
 static int pxp_pair(struct pxp_peer *peer, uint32_t *session, void **remote, void **local,
 		    uint64_t *size)
 {
@@ -423,24 +463,27 @@ static int pxp_pair(struct pxp_peer *peer, uint32_t *session, void **remote, voi
 	uint64_t rsize = 0, lsize = 0;
 	uint32_t s = 0;
 	tPXIMC_Status st;
+	bool closing;
 
 	st = p->api.requestWindowLogicalAsPeer(peer->iface, PXP_PROTO_CONTROL, PXP_RING_WINDOW,
 					       PXP_RING_WINDOW, PXP_RING_WINDOW, PXP_RING_WINDOW, 0,
 					       NULL, 0, &s);
 	if (st != PXIMC_SUCCESS)
 		return pxp_error(st);
-	for (;;) {
-		st = p->api.waitForConnection(s, 100, remote, &rsize, local, &lsize);
-		if (st == PXIMC_SUCCESS)
-			break;
-		if (st != PXIMC_TIMEOUT || pxp_should_stop(p)) {
-			(void)p->api.closeWindow(s);
-			return st == PXIMC_TIMEOUT ? -XRMA_ECANCELED : pxp_error(st);
-		}
-	}
-	if (!*remote || !*local || rsize < PXP_RING_WINDOW || lsize < PXP_RING_WINDOW) {
-		(void)p->api.closeWindow(s);
-		return -XRMA_EPROTO;
+	/* Published before waiting, so close() finds it (or we see close() began). */
+	pthread_mutex_lock(&peer->send_lock);
+	atomic_store(&peer->session_ring, s);
+	closing = atomic_load(&p->closing);
+	pthread_mutex_unlock(&peer->send_lock);
+	st = closing ? PXIMC_INVALID_SESSION
+		     : p->api.waitForConnection(s, PXIMC_TIMEOUT_INFINITE, remote, &rsize, local,
+						&lsize);
+	if (st == PXIMC_SUCCESS &&
+	    (!*remote || !*local || rsize < PXP_RING_WINDOW || lsize < PXP_RING_WINDOW))
+		st = PXIMC_SPACE_NOT_AVAILABLE;
+	if (st != PXIMC_SUCCESS) {
+		(void)pxp_session_close_once(peer, s);
+		return closing || atomic_load(&p->closing) ? -XRMA_ECANCELED : pxp_error(st);
 	}
 	*session = s;
 	*size = PXP_RING_WINDOW;
@@ -485,6 +528,34 @@ static void pxp_link_event(struct pxp_peer *peer, bool up)
 	}
 }
 
+/*
+ * Whether the system behind an interface can take our control messages: they are native
+ * structures, so its byte order and word size must be ours (interface attributes
+ * PXIMC_U32_REMOTE_ENDIANNESS and _WORD_SIZE; a vendor without them is taken at its word).
+ */
+static bool pxp_peer_compatible(struct pxp_peer *peer)
+{
+	const uint32_t probe = 0x12345678u;
+	const uint8_t *b = (const uint8_t *)&probe;
+	/* The specification's encoding: bytes from low to high address, packed MSB first. */
+	uint32_t ours = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+	uint32_t order = ours, bits = (uint32_t)sizeof(void *) * 8, actual = 0;
+	struct pxp_api *api = &peer->prov->api;
+
+	if (api->queryInterfaceInformation(peer->iface, PXIMC_U32_REMOTE_ENDIANNESS, sizeof(order),
+					   &order, &actual) != PXIMC_SUCCESS)
+		order = ours;
+	if (api->queryInterfaceInformation(peer->iface, PXIMC_U32_REMOTE_WORD_SIZE, sizeof(bits),
+					   &bits, &actual) != PXIMC_SUCCESS)
+		bits = (uint32_t)sizeof(void *) * 8;
+	if (order == ours && bits == sizeof(void *) * 8)
+		return true;
+	pxp_detail("pximc: interface %u leads to a %u-bit system with byte order 0x%08x; xrma needs "
+		   "its own (%zu-bit, 0x%08x) on both sides", peer->iface, bits, order,
+		   sizeof(void *) * 8, ours);
+	return false;
+}
+
 /* One session's life: pair, say hello, serve events until it ends. */
 static void pxp_session_run(struct pxp_peer *peer)
 {
@@ -504,7 +575,6 @@ static void pxp_session_run(struct pxp_peer *peer)
 	peer->local = local;
 	peer->remote = remote;
 	peer->data_len = (size_t)size - PXP_RING_HEADER;
-	peer->session_ring = s;
 	peer->prod = 0;
 	peer->cons = 0;
 	peer->bye = false;
@@ -517,21 +587,20 @@ static void pxp_session_run(struct pxp_peer *peer)
 	(void)pxp_send(peer, PXP_MSG_HELLO, &hello, sizeof(hello));
 
 	for (;;) {
-		/* Bounded, so a close() that raced with pairing is seen. */
-		st = p->api.waitForSessionEvent(s, 100, &reason);
-		if (st != PXIMC_SUCCESS && st != PXIMC_TIMEOUT) {
+		/*
+		 * No timeout: the partner's assert, its close (CONNECTION_CLOSED, also when it
+		 * dies) or our own close() (pxp_control_stop) ends the wait.
+		 */
+		st = p->api.waitForSessionEvent(s, PXIMC_TIMEOUT_INFINITE, &reason);
+		if (st != PXIMC_SUCCESS) {
 			status = -XRMA_ECONNRESET;
 			break;
 		}
 		pxp_drain(peer);
-		if (st == PXIMC_TIMEOUT) {
-			if (pxp_should_stop(p)) {
-				/* Goodbye, so the partner reports a close, not a death. */
-				(void)pxp_send(peer, PXP_MSG_BYE, NULL, 0);
-				status = -XRMA_ECONNRESET;
-				break;
-			}
-			continue;
+		if (peer->bye) {
+			/* The partner closes: closing our side too wakes its wait. */
+			status = -XRMA_ECONNRESET;
+			break;
 		}
 		if (reason == PXIMC_EVENT_CONNECTION_CLOSED) {
 			status = peer->bye ? -XRMA_ECONNRESET : -XRMA_ELOST;
@@ -555,15 +624,28 @@ static void pxp_session_run(struct pxp_peer *peer)
 	}
 	peer->q_tail = NULL;
 	pthread_mutex_unlock(&peer->send_lock);
-	(void)p->api.closeWindow(s);
+	(void)pxp_session_close_once(peer, s);
 }
 
 static void *pxp_peer_main(void *arg)
 {
 	struct pxp_peer *peer = arg;
+	struct pxp_prov *p = peer->prov;
 
-	while (!pxp_should_stop(peer->prov))
+	if (!pxp_peer_compatible(peer)) {
+		/* Never paired: its node stays unreachable until close. */
+		pthread_mutex_lock(&p->lock);
+		peer->incompatible = true;
+		while (!p->stopping)
+			pthread_cond_wait(&p->cond, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+	}
+	while (!pxp_should_stop(p))
 		pxp_session_run(peer);
+	pthread_mutex_lock(&p->lock);
+	peer->ended = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
@@ -598,6 +680,14 @@ static void pxp_scan(struct pxp_prov *p)
 		}
 		pthread_mutex_unlock(&p->lock);
 	}
+	/* Interfaces no longer listed have no system behind them (pxp_peer_get stops waiting). */
+	pthread_mutex_lock(&p->lock);
+	for (struct pxp_peer *peer = p->peers; st == PXIMC_SUCCESS && peer; peer = peer->next) {
+		peer->gone = true;
+		for (uint32_t i = 0; i < count && peer->gone; i++)
+			peer->gone = peer->iface != ids[i];
+	}
+	pthread_mutex_unlock(&p->lock);
 	/* A link that went down comes back when its interface is UP again. */
 	for (struct pxp_peer *peer = p->peers; peer; peer = peer->next) {
 		uint32_t state = 0, actual = 0;
@@ -625,6 +715,8 @@ static void *pxp_watcher_main(void *arg)
 		pxp_scan(p);
 		pxp_deadline(&deadline, PXP_SCAN_MS);
 		pthread_mutex_lock(&p->lock);
+		p->scan_gen++;
+		pthread_cond_broadcast(&p->cond);
 		while (!p->stopping && !p->scan_now)
 			if (pxp_wait(p, &deadline) == ETIMEDOUT)
 				break;
@@ -644,19 +736,66 @@ int pxp_control_start(struct pxp_prov *p)
 	return 0;
 }
 
-void pxp_control_stop(struct pxp_prov *p)
+/* Join every peer thread once close() or exit began (pxp_control_quiesce). */
+static void pxp_control_join_all(struct pxp_prov *p)
 {
+	pthread_join(p->watcher, NULL);
+	/* Imports end within their bounded waits; no new one starts once stopping is set. */
+	pxp_mem_import_reap(p, true);
+	/*
+	 * Goodbye to each partner: it closes its side, which ends our thread's wait
+	 * (CONNECTION_CLOSED). A partner that does not within PXP_REPLY_MS, and sessions not
+	 * paired yet, are closed here; that wakes the wait in xrma's vendor library (the
+	 * specification leaves waking local waiters on a local close to the vendor).
+	 */
+	atomic_store(&p->closing, true);
+	for (struct pxp_peer *peer = p->peers; peer; peer = peer->next)
+		peer->bye_sent = pxp_send(peer, PXP_MSG_BYE, NULL, 0) == 0;
+	for (struct pxp_peer *peer = p->peers; peer; peer = peer->next) {
+		struct timespec deadline;
+		uint32_t s;
+
+		pxp_deadline(&deadline, PXP_REPLY_MS);
+		pthread_mutex_lock(&p->lock);
+		while (peer->bye_sent && !peer->ended && pxp_wait(p, &deadline) != ETIMEDOUT)
+			;
+		pthread_mutex_unlock(&p->lock);
+		s = atomic_load(&peer->session_ring);
+		if (s)
+			(void)pxp_session_close_once(peer, s);
+		pthread_join(peer->thread, NULL);
+	}
+}
+
+void pxp_control_quiesce(struct pxp_prov *p)
+{
+	bool mine;
+
 	pthread_mutex_lock(&p->lock);
 	p->stopping = true;
 	pthread_cond_broadcast(&p->cond);
+	while (p->quiesce == PXP_QUIESCING)
+		pthread_cond_wait(&p->cond, &p->lock);
+	mine = p->quiesce == PXP_RUNNING;
+	if (mine)
+		p->quiesce = PXP_QUIESCING;
 	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->watcher, NULL);
-	/* Each session thread sees stopping within its event wait bound, says goodbye, closes. */
+	if (!mine)
+		return;
+	pxp_control_join_all(p);
+	pthread_mutex_lock(&p->lock);
+	p->quiesce = PXP_QUIESCED;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+void pxp_control_stop(struct pxp_prov *p)
+{
+	pxp_control_quiesce(p);
 	while (p->peers) {
 		struct pxp_peer *peer = p->peers;
 
 		p->peers = peer->next;
-		pthread_join(peer->thread, NULL);
 		pthread_mutex_destroy(&peer->send_lock);
 		free(peer);
 	}
@@ -701,6 +840,13 @@ int pxp_progress(void *state)
 	return 0;
 }
 
+static int pxp_node_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int pxp_node_list(void *state, uint32_t *ids, size_t max, size_t *count)
 {
 	struct pxp_prov *p = state;
@@ -720,6 +866,9 @@ int pxp_node_list(void *state, uint32_t *ids, size_t max, size_t *count)
 		n++;
 	}
 	pthread_mutex_unlock(&p->lock);
+	/* Ascending, as the other providers list them (SCIF's scif_get_nodeIDs shows the order). */
+	if (n > 1 && max > 1)
+		qsort(ids, n < max ? n : max, sizeof(*ids), pxp_node_cmp);
 	*count = n;
 	return 0;
 }
@@ -736,7 +885,7 @@ int pxp_node_probe(void *state, uint32_t node, int timeout_ms)
 	if (node == p->self.node)
 		return 0;
 	peer = pxp_peer_get(p, node, timeout_ms < 0 || timeout_ms > PXP_PEER_WAIT_MS ?
-				     PXP_PEER_WAIT_MS : timeout_ms, NULL, &err);
+				     PXP_PEER_WAIT_MS : timeout_ms, true, NULL, &err);
 	if (!peer)
 		return err;
 	pthread_mutex_lock(&p->lock);

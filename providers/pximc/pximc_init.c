@@ -47,6 +47,22 @@ static const struct xrma_caps pxp_caps = {
  * that is inside open, so a vendor that would run on pximc itself is refused, not deadlocked. */
 static pthread_mutex_t pxp_process_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool pxp_process_taken;   /* under pxp_process_lock */
+static struct pxp_prov *pxp_live;  /* under pxp_process_lock: the open context's state */
+static bool pxp_atexit_set;        /* under pxp_process_lock */
+
+/*
+ * At exit, library destructors run after atexit handlers, and a vendor library closes its
+ * sessions in its destructor (spec 3.3.5.1-O5: the implicit close). Our threads stop first,
+ * so none reads a window the vendor has just unmapped; the state stays for the core.
+ */
+static void pxp_at_exit(void)
+{
+	/* Held throughout: a close() on another thread waits, then finds nothing left to stop. */
+	pthread_mutex_lock(&pxp_process_lock);
+	if (pxp_live)
+		pxp_control_quiesce(pxp_live);
+	pthread_mutex_unlock(&pxp_process_lock);
+}
 static _Thread_local bool pxp_opening;
 
 void pxp_detail(const char *fmt, ...)
@@ -232,6 +248,11 @@ static int pxp_open(const struct xrma_prov_open_args *args, void **state, struct
 	ret = pxp_control_start(p);
 	if (ret)
 		goto err_close_fd;
+	pthread_mutex_lock(&pxp_process_lock);
+	pxp_live = p;
+	if (!pxp_atexit_set)
+		pxp_atexit_set = atexit(pxp_at_exit) == 0;
+	pthread_mutex_unlock(&pxp_process_lock);
 	*state = p;
 	*self = p->self;
 	return 0;
@@ -254,6 +275,9 @@ static void pxp_close(void *state)
 
 	if (!p)
 		return;
+	pthread_mutex_lock(&pxp_process_lock);
+	pxp_live = NULL;
+	pthread_mutex_unlock(&pxp_process_lock);
 	pxp_control_stop(p);
 	while (p->in_head) {
 		struct pxp_inbound *in = p->in_head;

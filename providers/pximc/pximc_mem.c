@@ -5,13 +5,14 @@
  * the segment's size, then pairs with it as a logical client and uses its mapped remote
  * address for loads, stores and RMA (memcpy). PXImc windows are the vendor's memory,
  * allocated at pairing, so the owner moves the segment into its new local window and maps
- * that window in place of the segment's pages (mremap of a shared mapping, same address):
- * owner and importer then share the pages. A window pairs with one partner, so a segment
+ * that window in place of the segment's pages (mremap of a shared mapping, same address),
+ * carrying over what the owner stored meanwhile: owner and importer then share the pages. A window pairs with one partner, so a segment
  * is reachable by one other node at a time; a second node's import is XRMA_EBUSY until the
  * first lets go. docs/porting.md lists the consequences.
  */
 #include "providers/pximc/pximc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -159,24 +160,127 @@ static int pxp_mem_post(struct pxp_peer *peer, struct pxp_mem *m, uint32_t *sess
 	return 0;
 }
 
-/* Move m's contents into the window and map the window's pages at m's address. */
+/* One line of /proc/self/maps: the range, its file offset and the file's identity. */
+struct pxp_vma {
+	uintptr_t lo, hi;
+	uint64_t offset, dev_major, dev_minor, inode;
+};
+
+static bool pxp_vma_parse(const char *line, struct pxp_vma *v)
+{
+	unsigned long lo, hi, offset, major, minor, inode;
+
+	if (sscanf(line, "%lx-%lx %*4s %lx %lx:%lx %lu", &lo, &hi, &offset, &major, &minor,
+		   &inode) != 6)
+		return false;
+	*v = (struct pxp_vma){ lo, hi, offset, major, minor, inode };
+	return true;
+}
+
+/*
+ * Map the window's pages over every other mapping of m's pages in this process. Programs
+ * and personalities may map provider memory a second time (SCIF registers a program's range
+ * by mapping a segment's pages over it): after the move those views must show the window
+ * too, or their stores would never reach the importer.
+ */
+static int pxp_mem_move_aliases(struct pxp_mem *m, unsigned char *window)
+{
+	struct pxp_vma own = { 0 }, v;
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	int ret = 0;
+	FILE *maps = fopen("/proc/self/maps", "re");
+
+	if (!maps)
+		return -XRMA_EIO;
+	while (getline(&line, &cap, maps) > 0)
+		if (pxp_vma_parse(line, &v) && v.lo <= (uintptr_t)m->addr && (uintptr_t)m->addr < v.hi) {
+			own = v;
+			found = v.inode != 0;
+			break;
+		}
+	rewind(maps);
+	while (found && !ret && getline(&line, &cap, maps) > 0) {
+		size_t len;
+
+		if (!pxp_vma_parse(line, &v) || v.inode != own.inode || v.dev_major != own.dev_major ||
+		    v.dev_minor != own.dev_minor || v.lo == own.lo || v.offset >= m->map_len)
+			continue;
+		len = v.hi - v.lo;
+		if (len > m->map_len - v.offset)
+			len = m->map_len - v.offset;
+		if (mremap(window + v.offset, 0, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+			   (void *)v.lo) == MAP_FAILED)
+			ret = -XRMA_EIO;
+	}
+	free(line);
+	fclose(maps);
+	return ret;
+}
+
+/*
+ * Stores the owner made to the old pages while they were being replaced: every word that
+ * differs from the copy taken goes into the window, unless the window's word changed since
+ * (a later store through the new mapping, which wins).
+ */
+static void pxp_mem_catch_up(uint64_t *window, const uint64_t *old, const uint64_t *snap,
+			     size_t len)
+{
+	for (size_t i = 0; i < len / sizeof(uint64_t); i++) {
+		uint64_t then = snap[i], now = __atomic_load_n(&old[i], __ATOMIC_RELAXED);
+
+		if (now != then)
+			__atomic_compare_exchange_n(&window[i], &then, now, false, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * Move m's contents into the window and map the window's pages at m's address (and over its
+ * other views). A PXImc window exists only once paired, so segment memory cannot be window
+ * pages before an importer asks, and the owner may be storing meanwhile (SCIF publishes its
+ * registration table while its peer imports it): the old pages stay reachable through a
+ * view of our own until every mapping shows the window, then what changed in them since the
+ * copy is carried over.
+ */
 static int pxp_mem_move(struct pxp_mem *m, void *window, uint64_t window_len)
 {
-	void *at;
+	uint64_t *snap;
+	void *old, *at;
+	int ret;
 
 	if (!window || window_len < m->map_len)
 		return -XRMA_ENOSPC;
-	memcpy(window, m->addr, m->map_len);
-	at = mremap(window, 0, m->map_len, MREMAP_MAYMOVE | MREMAP_FIXED, m->addr);
-	if (at == MAP_FAILED) {
+	snap = malloc(m->map_len);
+	if (!snap)
+		return -XRMA_ENOMEM;
+	/* Word by word, atomically: the owner's threads may be storing (as atomics, SCIF). */
+	for (size_t i = 0; i < m->map_len / sizeof(uint64_t); i++)
+		snap[i] = __atomic_load_n((uint64_t *)(void *)m->addr + i, __ATOMIC_RELAXED);
+	memcpy(window, snap, m->map_len);
+	ret = pxp_mem_move_aliases(m, window);
+	/* old_size 0: a second view of the same shared pages. */
+	old = ret ? MAP_FAILED : mremap(m->addr, 0, m->map_len, MREMAP_MAYMOVE);
+	if (!ret && old == MAP_FAILED)
+		ret = -XRMA_EIO;
+	at = ret ? MAP_FAILED
+		 : mremap(window, 0, m->map_len, MREMAP_MAYMOVE | MREMAP_FIXED, m->addr);
+	if (!ret && at == MAP_FAILED) {
 		pxp_detail("pximc: the vendor's window is not a shared mapping; it cannot back a "
 			   "segment");
-		return -XRMA_ENOTSUP;
+		ret = -XRMA_ENOTSUP;
 	}
-	return 0;
+	if (!ret)
+		pxp_mem_catch_up(window, old, snap, m->map_len);
+	if (old != MAP_FAILED)
+		munmap(old, m->map_len);
+	free(snap);
+	return ret;
 }
 
-void pxp_mem_on_import(struct pxp_peer *peer, const struct pxp_msg *msg)
+/* Post, wait for the importer's pairing, move: on a thread of its own (pxp_mem_on_import). */
+static void pxp_mem_serve_import(struct pxp_peer *peer, const struct pxp_msg *msg)
 {
 	struct pxp_prov *p = peer->prov;
 	struct pxp_msg reply = { .req = msg->req, .id = msg->id };
@@ -219,6 +323,76 @@ void pxp_mem_on_import(struct pxp_peer *peer, const struct pxp_msg *msg)
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	(void)pxp_send(peer, PXP_MSG_IMPORT_READY, &reply, sizeof(reply));
+}
+
+static void *pxp_import_main(void *arg)
+{
+	struct pxp_import_job *job = arg;
+	struct pxp_prov *p = job->peer->prov;
+
+	pxp_mem_serve_import(job->peer, &job->msg);
+	pthread_mutex_lock(&p->lock);
+	job->done = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Join finished jobs (all of them with wait_all, as close does). */
+void pxp_mem_import_reap(struct pxp_prov *p, bool wait_all)
+{
+	for (;;) {
+		struct pxp_import_job *job = NULL, **pp;
+
+		pthread_mutex_lock(&p->lock);
+		for (;;) {
+			for (pp = &p->imports; *pp && !(*pp)->done; pp = &(*pp)->next)
+				;
+			if (*pp || !wait_all || !p->imports)
+				break;
+			pthread_cond_wait(&p->cond, &p->lock);
+		}
+		if (*pp) {
+			job = *pp;
+			*pp = job->next;
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (!job)
+			return;
+		pthread_join(job->thread, NULL);
+		free(job);
+	}
+}
+
+/*
+ * Not on the peer thread: the wait for the importer's pairing would stop this ring's
+ * consumer, and two nodes importing from each other at once (SCIF's handshake) would each
+ * wait for a reply the other cannot read. Jobs are joined by later imports and by close.
+ */
+void pxp_mem_on_import(struct pxp_peer *peer, const struct pxp_msg *msg)
+{
+	struct pxp_prov *p = peer->prov;
+	struct pxp_import_job *job;
+
+	pxp_mem_import_reap(p, false);
+	job = calloc(1, sizeof(*job));
+	if (job) {
+		job->peer = peer;
+		job->msg = *msg;
+		pthread_mutex_lock(&p->lock);
+		/* Once closing, close() has joined the jobs it knows of: no new one. */
+		if (p->stopping || pthread_create(&job->thread, NULL, pxp_import_main, job)) {
+			free(job);
+			job = NULL;
+		} else {
+			job->next = p->imports;
+			p->imports = job;
+		}
+		pthread_mutex_unlock(&p->lock);
+	}
+	if (!job)
+		(void)pxp_send(peer, PXP_MSG_IMPORT_POSTED, &(struct pxp_msg){ .req = msg->req,
+			       .id = msg->id, .status = -XRMA_ENOMEM }, sizeof(struct pxp_msg));
 }
 
 void pxp_mem_on_unimport(struct pxp_peer *peer, const struct pxp_msg *msg)
@@ -372,7 +546,7 @@ int pxp_mem_import(void *state, const struct xrma_prov_addr *owner,
 	} else {
 		uint32_t ep = 0;
 
-		r->peer = pxp_peer_get(p, owner->node, PXP_PEER_WAIT_MS, &ep, &ret);
+		r->peer = pxp_peer_get(p, owner->node, PXP_PEER_WAIT_MS, false, &ep, &ret);
 		if (r->peer && ep != owner->ep)
 			ret = -XRMA_ELOST;
 		else if (r->peer)

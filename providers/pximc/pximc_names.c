@@ -102,7 +102,7 @@ int pxp_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id,
 			*owner = p->self;
 		return ret;
 	}
-	peer = pxp_peer_get(p, node, PXP_PEER_WAIT_MS, NULL, &ret);
+	peer = pxp_peer_get(p, node, PXP_PEER_WAIT_MS, false, NULL, &ret);
 	if (!peer)
 		return ret;
 	req = pxp_req_open(peer);

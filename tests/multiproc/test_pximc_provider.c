@@ -6,8 +6,9 @@
  * Dispatcher is loaded from the build (XRMA_PXIMC_DISPATCHER) and finds the vendor library
  * through a directory made here (PXIMC_VENDOR_PATH). Covered: capabilities and refusals,
  * export/import, mapped loads and stores both ways, RMA both ways, interrupts with data,
- * connections, a second importer of one segment, and a peer killed while imported (the
- * survivor sees the loss and works with the node's next process).
+ * connections, a second importer of one segment, a peer killed while imported (the
+ * survivor sees the loss and works with the node's next process), and a PXImc tree (a host
+ * and two devices: what xrma_node_list and xrma_node_probe report on each).
  */
 #include <errno.h>
 #include <limits.h>
@@ -152,10 +153,61 @@ static int child_second_importer(int sock, const char *arg)
 	return 0;
 }
 
+/* Sorted node list of ctx equals want[0..n). */
+static int nodes_are(struct xrma_ctx *ctx, const uint32_t *want, size_t n)
+{
+	uint32_t ids[8];
+	size_t count = 0;
+
+	if (xrma_node_list(ctx, ids, 8, &count) || count != n)
+		return -1;
+	return memcmp(ids, want, n * sizeof(*ids)) ? -1 : 0;
+}
+
+/* The host of a PXImc tree (node 5): it reaches both devices once they are up. */
+static int child_tree_host(int sock, const char *arg)
+{
+	static const uint32_t all[] = { 5, 6, 7 };
+	struct xrma_ctx *ctx;
+
+	(void)arg;
+	PROC_CHECK_RC(ctx_open(&ctx), 0);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_node_probe(ctx, 6, MP_TIMEOUT_MS), 0);
+	PROC_CHECK_RC(xrma_node_probe(ctx, 7, MP_TIMEOUT_MS), 0);
+	PROC_CHECK(nodes_are(ctx, all, 3) == 0);
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
+/* A device of the tree (node 6 or 7; arg: the other device): only the host is reachable. */
+static int child_tree_device(int sock, const char *arg)
+{
+	uint32_t self = (uint32_t)atoi(arg) == 6 ? 7 : 6, mine[2] = { 5, self };
+	struct xrma_ctx *ctx;
+
+	PROC_CHECK_RC(ctx_open(&ctx), 0);
+	PROC_CHECK_RC(xrma_node_probe(ctx, 5, MP_TIMEOUT_MS), 0);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	/* Both devices are up now: no interface joins them. */
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_node_probe(ctx, (uint32_t)atoi(arg), 1000), XRMA_ENODEV);
+	PROC_CHECK(nodes_are(ctx, mine, 2) == 0);
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
 static const struct proc_role roles[] = {
 	{ "owner", child_owner },
 	{ "exporter", child_exporter },
 	{ "second", child_second_importer },
+	{ "treehost", child_tree_host },
+	{ "device", child_tree_device },
 	{ NULL, NULL },
 };
 
@@ -310,6 +362,39 @@ static void test_pximc_peer_killed_is_lost_and_the_survivor_goes_on(void **state
 	assert_int_equal(xrma_ctx_close(ctx), 0);
 }
 
+/*
+ * xrma's vendor library as a PXImc tree (pximc.tree_host): host node 5, devices 6 and 7, on a
+ * fabric of their own. The host reaches both devices; a device only the host (spec 6).
+ */
+static void test_pximc_tree_devices_reach_only_the_host(void **state)
+{
+	struct proc host, dev[2];
+	char tree[XRMA_NAME_MAX];
+
+	(void)state;
+	fixture_fabric_name(tree, sizeof(tree), "pximc-tree");
+	setenv("XRMA_PXIMC_TREE_HOST", "5", 1);
+	assert_int_equal(proc_spawn(&host, tree, 5, "treehost", NULL), 0);
+	assert_int_equal(proc_spawn(&dev[0], tree, 6, "device", "7"), 0);
+	assert_int_equal(proc_spawn(&dev[1], tree, 7, "device", "6"), 0);
+	unsetenv("XRMA_PXIMC_TREE_HOST");
+	assert_int_equal(proc_expect(host.sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(proc_expect(dev[i].sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(host.sock, MSG_GO), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(proc_send(dev[i].sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(host.sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(proc_expect(dev[i].sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(proc_send(dev[i].sock, MSG_GO), 0);
+		assert_int_equal(proc_join(&dev[i], MP_TIMEOUT_MS), 0);
+	}
+	assert_int_equal(proc_send(host.sock, MSG_GO), 0);
+	assert_int_equal(proc_join(&host, MP_TIMEOUT_MS), 0);
+}
+
 /* ------------------------------------------------------------------ setup */
 
 /* pximc on xrma's vendor library on ntb, everything from this build. */
@@ -352,6 +437,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_pximc_two_processes_share_memory_events_and_streams),
 		cmocka_unit_test(test_pximc_second_importer_is_busy_until_the_first_leaves),
 		cmocka_unit_test(test_pximc_peer_killed_is_lost_and_the_survivor_goes_on),
+		cmocka_unit_test(test_pximc_tree_devices_reach_only_the_host),
 	};
 	int rc;
 

@@ -282,7 +282,7 @@ static void test_registry_mock_without_atomic_returns_enotsup(void **state)
 	assert_rc(xrma_registry_remove(&m.prov), 0);
 }
 
-static void test_registry_mock_without_register_user_memory_enotsup(void **state)
+static void test_registry_mock_without_register_shared_user_memory_enotsup_private_opens(void **state)
 {
 	struct xrma_seg_attr attr = { .len = FIXTURE_PAGE, .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL };
 	struct xrma_ctx *a, *b;
@@ -304,6 +304,20 @@ static void test_registry_mock_without_register_user_memory_enotsup(void **state
 	attr.addr = NULL;
 	assert_rc(xrma_seg_open(a, &attr, &seg), 0);
 	assert_rc(xrma_seg_close(seg), 0);
+	/* A private segment over user memory is only a transfer's local side: no registration. */
+	attr.addr = buf;
+	attr.flags = XRMA_SEG_PRIVATE;
+	assert_rc(xrma_seg_open(a, &attr, &seg), 0);
+	assert_int_equal(fixture_count(a), 1);
+	{
+		void *addr = NULL;
+
+		assert_rc(xrma_seg_addr(seg, &addr), 0);
+		assert_ptr_equal(addr, buf);
+	}
+	assert_rc(xrma_seg_export(seg, 0), XRMA_EINVAL);
+	assert_rc(xrma_seg_close(seg), 0);
+	assert_int_equal(fixture_count(a), 0);
 	free(buf);
 	assert_rc(xrma_ctx_close(b), 0);
 	assert_rc(xrma_ctx_close(a), 0);
@@ -617,7 +631,7 @@ int main(void)
 		T(test_registry_add_mock_listed_until_removed),
 		T(test_registry_mock_without_map_rseg_map_returns_enotsup),
 		T(test_registry_mock_without_atomic_returns_enotsup),
-		T(test_registry_mock_without_register_user_memory_enotsup),
+		T(test_registry_mock_without_register_shared_user_memory_enotsup_private_opens),
 		T(test_registry_add_csr_and_errors_ops_match_caps),
 		T(test_registry_add_bus_import_ops_match_cap),
 		T(test_registry_loopback_csr_and_errors_return_enotsup),
