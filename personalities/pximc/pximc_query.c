@@ -140,18 +140,16 @@ tPXIMC_Status xrma_pximc_query_interface(struct xrma_pximc *px, uint32_t interfa
 	case PXIMC_U32_INTERFACE_DEV:
 	case PXIMC_U32_INTERFACE_FUNC:
 		return xrma_pximc_put_pci(px, attribute, max, out, actual);
-	case PXIMC_U32_INTERFACE_LOCAL:
-		/* The bridge (or the host fabric that models it) is in this system. */
-		return xrma_pximc_put_u32(PXIMC_LOCAL, max, out, actual);
 	case PXIMC_U32_INTERFACE_STATE:
 		return xrma_pximc_put_u32(xrma_pximc_remote_facts(px, node, &hello) ? PXIMC_STATE_UP
 										    : PXIMC_STATE_DOWN,
 					  max, out, actual);
 	case PXIMC_U32_INTERFACE_LOCAL:
 		/* In a tree the logic block (the NTB) sits in the device, so it is local there
-		 * (docs/pximc.md); without a tree there is no such side. */
+		 * and remote on the host (docs/pximc.md); without a tree every node holds its own
+		 * bridge (or the host fabric that models it). */
 		if (px->tree_host == UINT32_MAX)
-			return PXIMC_NSUP_ATTRIBUTE;
+			return xrma_pximc_put_u32(PXIMC_LOCAL, max, out, actual);
 		return xrma_pximc_put_u32(px->self == px->tree_host ? PXIMC_REMOTE : PXIMC_LOCAL, max,
 					  out, actual);
 	case PXIMC_U32_REMOTE_ENDIANNESS:
