@@ -388,6 +388,11 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 	return 0;
 }
 
+int ofi_rma_progress(void *state)
+{
+	return ofi_cq_poll(state);
+}
+
 int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,
 	       uint64_t operand, uint64_t compare, uint64_t *old)
 {
