@@ -37,6 +37,8 @@
 #define POLL_PAUSE_MAX_NS 1000000L
 /* How long a close waits for its goodbyes to leave. */
 #define BYE_DRAIN_MS 500
+/* What a probe that may not wait (timeout 0) waits for an answer from a peer not in contact. */
+#define PROBE_NOW_MS 200
 
 /* ------------------------------------------------------------------ events */
 
@@ -297,8 +299,13 @@ int ofi_ctrl_send(void *state, const struct xrma_prov_addr *dst, const void *msg
 		return -XRMA_EINVAL;
 	pthread_mutex_lock(&ep->lock);
 	peer = ofi_peer_find(ep, dst->node);
-	if (!peer || dst->node == ep->self.node) {
-		ret = peer ? -XRMA_EINVAL : -XRMA_ENODEV;
+	if (!peer) {
+		ret = -XRMA_ENODEV;
+	} else if (dst->node == ep->self.node) {
+		/* To ourselves (a connection within the node): straight into our own event queue. */
+		ret = dst->ep != ep->self.ep ? -XRMA_ELOST
+		      : ep->closing          ? -XRMA_ECANCELED
+					     : event_push_locked(ep, &ep->self, 0, msg, len);
 	} else if (ep->closing) {
 		ret = -XRMA_ECANCELED;
 	} else if (ofi_gone_locked(ep, dst, &status)) {
@@ -436,10 +443,23 @@ int ofi_node_probe(void *state, uint32_t node, int timeout_ms)
 	struct ofi_ep *ep = state;
 	struct ofi_req req;
 
+	struct ofi_peer *peer;
+	bool contact;
+
 	if (node == ep->self.node)
 		return 0;
-	if (!ofi_peer_find(ep, node))
+	peer = ofi_peer_find(ep, node);
+	if (!peer)
 		return -XRMA_ENODEV;
+	pthread_mutex_lock(&ep->lock);
+	contact = peer->contact;
+	pthread_mutex_unlock(&ep->lock);
+	/* A peer we hear from is reachable: liveness drops it once it falls silent. */
+	if (contact)
+		return 0;
+	/* A network has no link state to read: "now" is one short round trip. */
+	if (timeout_ms == 0)
+		timeout_ms = PROBE_NOW_MS;
 	if (timeout_ms < 0 || timeout_ms > ep->liveness_ms)
 		timeout_ms = ep->liveness_ms;
 	request_many(ep, OFI_MSG_PING, &node, 1, 0, 0, timeout_ms, &req);
