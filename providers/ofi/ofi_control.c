@@ -478,23 +478,31 @@ static int cmp_u32(const void *a, const void *b)
 int ofi_node_list(void *state, uint32_t *ids, size_t max, size_t *count)
 {
 	struct ofi_ep *ep = state;
-	uint32_t *nodes = calloc(ep->peer_count + 1, sizeof(*nodes));
+	uint32_t *nodes = calloc(2 * (ep->peer_count + 1), sizeof(*nodes)), *ask;
 	struct ofi_req *reqs = calloc(ep->peer_count + 1, sizeof(*reqs));
-	size_t n = 0, live = 0;
-	int wait_ms = ep->liveness_ms / 2 > 100 ? ep->liveness_ms / 2 : 100;
+	size_t n = 0, live = 1;
+	/* Nodes listed but down never answer: a short bound keeps listing cheap. */
+	int wait_ms = ep->liveness_ms / 2 < PROBE_NOW_MS ? ep->liveness_ms / 2 : PROBE_NOW_MS;
 
 	if (!nodes || !reqs) {
 		free(nodes);
 		free(reqs);
 		return -XRMA_ENOMEM;
 	}
+	ask = nodes + ep->peer_count + 1;
 	nodes[0] = ep->self.node;
-	for (size_t i = 0; i < ep->peer_count; i++)
-		if (ep->peers[i].node != ep->self.node)
-			nodes[1 + n++] = ep->peers[i].node;
-	/* Every other node of the file is asked at once; the live ones answer. */
-	request_many(ep, OFI_MSG_PING, nodes + 1, n, 0, 0, wait_ms, reqs);
-	live = 1;
+	/* Peers we hear from are live (liveness drops them when silent); the rest are asked at once. */
+	pthread_mutex_lock(&ep->lock);
+	for (size_t i = 0; i < ep->peer_count; i++) {
+		if (ep->peers[i].node == ep->self.node)
+			continue;
+		if (ep->peers[i].contact)
+			nodes[live++] = ep->peers[i].node;
+		else
+			ask[n++] = ep->peers[i].node;
+	}
+	pthread_mutex_unlock(&ep->lock);
+	request_many(ep, OFI_MSG_PING, ask, n, 0, 0, wait_ms, reqs);
 	for (size_t i = 0; i < n; i++)
 		if (reqs[i].done && !reqs[i].status)
 			nodes[live++] = reqs[i].node;
