@@ -14,28 +14,21 @@
  * XRMA_OFI_PROVIDER (default tcp;ofi_rxm) for both xrma and the baseline.
  */
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
-#include <rdma/fi_errno.h>
-#include <rdma/fi_rma.h>
 #include <xrma/xrma.h>
 #include "../common/bench.h"
+#include "ofi_raw.h"
 
 #define SEG_ID 0x1000
-#define WINDOW 16
+#define WINDOW OFI_RAW_WINDOW
 #define STALL_NS 10000000000ull
 #define LINK_TIMEOUT_MS ((int)(STALL_NS / 1000000))
 #define PEER_FLAG "--xrma-ofi-bench-peer"
@@ -61,12 +54,6 @@ static void check(int ret, const char *what)
 	}
 }
 
-static void fi_check(long ret, const char *what)
-{
-	if (ret)
-		die(what, fi_strerror((int)-ret));
-}
-
 /* ---- the link between the two processes (set-up and phases only, never timed) ---- */
 
 static bool link_ready(int sock)
@@ -74,114 +61,6 @@ static bool link_ready(int sock)
 	struct pollfd pfd = { .fd = sock, .events = POLLIN };
 
 	return poll(&pfd, 1, 0) == 1;
-}
-
-/* ---- raw libfabric: one endpoint, one CQ, one registered buffer ---- */
-
-struct raw {
-	struct fi_info *info;
-	struct fid_fabric *fabric;
-	struct fid_domain *domain;
-	struct fid_av *av;
-	struct fid_cq *cq;
-	struct fid_ep *ep;
-	struct fid_mr *mr;
-	unsigned char *buf;      /* [0, max): the target area; [max, 2*max): the source */
-	size_t max;
-	fi_addr_t peer;
-	uint64_t peer_key, peer_base;
-	struct fi_context2 ctx[WINDOW];
-};
-
-static void raw_open(struct raw *r, const char *prov, const char *port, size_t max)
-{
-	struct fi_info *hints = fi_allocinfo();
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT, .size = 1024 };
-	struct fi_av_attr av_attr = { .type = FI_AV_UNSPEC };
-
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_RMA;
-	hints->mode = FI_CONTEXT | FI_CONTEXT2;
-	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-	hints->fabric_attr->prov_name = strdup(prov);
-	fi_check(fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), "127.0.0.1", port,
-			    FI_SOURCE, hints, &r->info), "raw fi_getinfo");
-	fi_freeinfo(hints);
-	fi_check(fi_fabric(r->info->fabric_attr, &r->fabric, NULL), "raw fi_fabric");
-	fi_check(fi_domain(r->fabric, r->info, &r->domain, NULL), "raw fi_domain");
-	fi_check(fi_av_open(r->domain, &av_attr, &r->av, NULL), "raw fi_av_open");
-	fi_check(fi_cq_open(r->domain, &cq_attr, &r->cq, NULL), "raw fi_cq_open");
-	fi_check(fi_endpoint(r->domain, r->info, &r->ep, NULL), "raw fi_endpoint");
-	fi_check(fi_ep_bind(r->ep, &r->av->fid, 0), "raw bind av");
-	fi_check(fi_ep_bind(r->ep, &r->cq->fid, FI_TRANSMIT | FI_RECV), "raw bind cq");
-	fi_check(fi_enable(r->ep), "raw fi_enable");
-	r->max = max;
-	r->buf = mmap(NULL, 2 * max, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (r->buf == MAP_FAILED)
-		die("raw", "out of memory");
-	fi_check(fi_mr_reg(r->domain, r->buf, 2 * max, FI_REMOTE_WRITE | FI_WRITE, 0, 0, 0, &r->mr,
-			   NULL), "raw fi_mr_reg");
-}
-
-static void raw_connect(struct raw *r, int sock, const char *peer_port)
-{
-	struct fi_info *hints = fi_dupinfo(r->info), *info;
-	uint64_t base = (r->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ? (uintptr_t)r->buf : 0;
-
-	free(hints->src_addr);
-	hints->src_addr = NULL;
-	hints->src_addrlen = 0;
-	fi_check(fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), "127.0.0.1", peer_port, 0,
-			    hints, &info), "raw peer fi_getinfo");
-	if (fi_av_insert(r->av, info->dest_addr, 1, &r->peer, 0, NULL) != 1)
-		die("raw", "fi_av_insert failed");
-	fi_freeinfo(info);
-	fi_freeinfo(hints);
-	bench_link_send(sock, fi_mr_key(r->mr));
-	bench_link_send(sock, base);
-	r->peer_key = bench_link_recv(sock, LINK_TIMEOUT_MS);
-	r->peer_base = bench_link_recv(sock, LINK_TIMEOUT_MS);
-}
-
-static void raw_close(struct raw *r)
-{
-	fi_close(&r->mr->fid);
-	fi_close(&r->ep->fid);
-	fi_close(&r->cq->fid);
-	fi_close(&r->av->fid);
-	fi_close(&r->domain->fid);
-	fi_close(&r->fabric->fid);
-	fi_freeinfo(r->info);
-	munmap(r->buf, 2 * r->max);
-}
-
-static void raw_post(struct raw *r, size_t len, void *ctx)
-{
-	struct iovec iov = { .iov_base = r->buf + r->max, .iov_len = len };
-	void *desc = fi_mr_desc(r->mr);
-	struct fi_rma_iov rma = { .addr = r->peer_base, .len = len, .key = r->peer_key };
-	struct fi_msg_rma msg = { .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = r->peer,
-				  .rma_iov = &rma, .rma_iov_count = 1, .context = ctx };
-	ssize_t ret;
-
-	while ((ret = fi_writemsg(r->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)) == -FI_EAGAIN)
-		fi_cq_read(r->cq, NULL, 0);
-	fi_check(ret, "raw fi_writemsg");
-}
-
-/* Completions read, up to want. */
-static int raw_reap(struct raw *r, int want)
-{
-	struct fi_cq_entry e[WINDOW];
-	ssize_t n = fi_cq_read(r->cq, e, (size_t)want);
-
-	if (n == -FI_EAVAIL) {
-		struct fi_cq_err_entry err = { 0 };
-
-		fi_cq_readerr(r->cq, &err, 0);
-		die("raw write", fi_strerror(err.err));
-	}
-	return n > 0 ? (int)n : 0;
 }
 
 /* ---- the measured loops ---- */
@@ -196,13 +75,13 @@ static volatile uint64_t *last_word(unsigned char *buf, size_t len)
  * between looks. xrma: the writes land through the provider's progress thread, so
  * the spinner yields the CPU to it (two spinners already fill a 2-CPU machine).
  */
-static void await_word(unsigned char *buf, size_t len, uint64_t want, struct raw *progress)
+static void await_word(unsigned char *buf, size_t len, uint64_t want, struct ofi_raw *progress)
 {
 	uint64_t start = bench_now_ns();
 
 	for (uint32_t spins = 0; *last_word(buf, len) != want; spins++) {
 		if (progress)
-			raw_reap(progress, WINDOW);
+			ofi_raw_reap(progress, WINDOW);
 		else
 			sched_yield();
 		if ((spins & 0xfff) == 0 && bench_now_ns() - start > STALL_NS)
@@ -211,7 +90,7 @@ static void await_word(unsigned char *buf, size_t len, uint64_t want, struct raw
 	atomic_thread_fence(memory_order_acquire);
 }
 
-static double raw_pingpong(struct raw *r, size_t len, int iters, bool initiator)
+static double raw_pingpong(struct ofi_raw *r, size_t len, int iters, bool initiator)
 {
 	uint64_t t0 = bench_now_ns();
 
@@ -219,8 +98,8 @@ static double raw_pingpong(struct raw *r, size_t len, int iters, bool initiator)
 		if (!initiator)
 			await_word(r->buf, len, i, r);
 		memcpy(r->buf + r->max + len - 8, &i, 8);
-		raw_post(r, len, &r->ctx[0]);
-		while (!raw_reap(r, 1))
+		ofi_raw_post(r, false, len, &r->ctx[0]);
+		while (!ofi_raw_reap(r, 1))
 			;
 		if (initiator)
 			await_word(r->buf, len, i, r);
@@ -254,17 +133,17 @@ static double xrma_pingpong(struct side *s, size_t len, int iters, bool initiato
 	return (double)(bench_now_ns() - t0) / iters / 2 / 1000.0;
 }
 
-static double raw_stream(struct raw *r, size_t len, int iters)
+static double raw_stream(struct ofi_raw *r, size_t len, int iters)
 {
 	int posted = 0, done = 0;
 	uint64_t t0 = bench_now_ns();
 
 	while (done < iters) {
 		while (posted < iters && posted - done < WINDOW) {
-			raw_post(r, len, &r->ctx[posted % WINDOW]);
+			ofi_raw_post(r, false, len, &r->ctx[posted % WINDOW]);
 			posted++;
 		}
-		done += raw_reap(r, WINDOW);
+		done += ofi_raw_reap(r, WINDOW);
 	}
 	return (double)(bench_now_ns() - t0) / iters / 1000.0;
 }
@@ -326,29 +205,15 @@ static void xrma_side_close(struct side *s)
 	check(xrma_ctx_close(s->ctx), "xrma_ctx_close");
 }
 
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
-
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
 /* The peer: node 2, answering phases until told to quit. */
 static int peer_main(int sock, size_t max, const char *prov, const char *my_raw, const char *their_raw)
 {
-	struct raw r;
+	struct ofi_raw r;
 	struct side s;
 
 	bench_pin_thread(1);
-	raw_open(&r, prov, my_raw, max);
-	raw_connect(&r, sock, their_raw);
+	ofi_raw_open(&r, prov, my_raw, max);
+	ofi_raw_connect(&r, sock, their_raw);
 	xrma_side_open(&s, 2, sock, max);
 	for (;;) {
 		uint64_t phase = bench_link_recv(sock, LINK_TIMEOUT_MS), len, iters;
@@ -366,7 +231,7 @@ static int peer_main(int sock, size_t max, const char *prov, const char *my_raw,
 			xrma_pingpong(&s, len, (int)iters, false);
 		else if (phase == PHASE_RAW_BW)
 			while (!link_ready(sock))
-				raw_reap(&r, WINDOW);   /* the target's share of manual progress */
+				ofi_raw_reap(&r, WINDOW);   /* the target's share of manual progress */
 		/* PHASE_XRMA_BW: our progress thread serves the writes. */
 		if (phase != PHASE_RAW_BW)
 			bench_link_send(sock, 0);
@@ -374,11 +239,11 @@ static int peer_main(int sock, size_t max, const char *prov, const char *my_raw,
 			bench_link_recv(sock, LINK_TIMEOUT_MS);
 	}
 	xrma_side_close(&s);
-	raw_close(&r);
+	ofi_raw_close(&r);
 	return 0;
 }
 
-static double run_phase(int sock, enum phase phase, size_t len, int iters, struct raw *r, struct side *s)
+static double run_phase(int sock, enum phase phase, size_t len, int iters, struct ofi_raw *r, struct side *s)
 {
 	double t = 0;
 
@@ -404,11 +269,11 @@ static double run_phase(int sock, enum phase phase, size_t len, int iters, struc
 int main(int argc, char **argv)
 {
 	struct bench_opts opts = { .iterations = 2000, .repetitions = 5, .max_size = 1 << 20 };
-	const char *prov = getenv("XRMA_OFI_PROVIDER") ? getenv("XRMA_OFI_PROVIDER") : "tcp;ofi_rxm";
+	const char *prov = ofi_raw_provider();
 	char nodes[] = "/tmp/xrma-ofi-bench-XXXXXX", raw1[16], raw2[16], setup[160], fdtxt[16];
 	int sv[2], fd;
 	pid_t pid;
-	struct raw r;
+	struct ofi_raw r;
 	struct side s;
 	FILE *f;
 
@@ -421,10 +286,10 @@ int main(int argc, char **argv)
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f)
 		die("node file", "cannot create it");
-	fprintf(f, "1 127.0.0.1:%d\n2 127.0.0.1:%d\n", free_port(), free_port());
+	fprintf(f, "1 127.0.0.1:%d\n2 127.0.0.1:%d\n", ofi_raw_free_port(), ofi_raw_free_port());
 	fclose(f);
-	snprintf(raw1, sizeof(raw1), "%d", free_port());
-	snprintf(raw2, sizeof(raw2), "%d", free_port());
+	snprintf(raw1, sizeof(raw1), "%d", ofi_raw_free_port());
+	snprintf(raw2, sizeof(raw2), "%d", ofi_raw_free_port());
 	setenv("XRMA_OFI_NODES", nodes, 1);
 	setenv("XRMA_OFI_PROVIDER", prov, 1);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
@@ -441,8 +306,8 @@ int main(int argc, char **argv)
 	}
 	close(sv[1]);
 	bench_pin_thread(0);
-	raw_open(&r, prov, raw1, opts.max_size);
-	raw_connect(&r, sv[0], raw2);
+	ofi_raw_open(&r, prov, raw1, opts.max_size);
+	ofi_raw_connect(&r, sv[0], raw2);
 	xrma_side_open(&s, 1, sv[0], opts.max_size);
 
 	snprintf(setup, sizeof(setup), "provider=ofi fabric=%s nodes=1->2 cpus=0,1 (same libfabric provider for both)",
@@ -478,7 +343,7 @@ int main(int argc, char **argv)
 	}
 	bench_link_send(sv[0], PHASE_QUIT);
 	xrma_side_close(&s);
-	raw_close(&r);
+	ofi_raw_close(&r);
 	waitpid(pid, NULL, 0);
 	unlink(nodes);
 	return 0;

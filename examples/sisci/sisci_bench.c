@@ -182,8 +182,23 @@ void sb_node_open(struct sb_node *n, const struct sb_opts *o)
 	}
 	sb_check(err, "SCIConnectSegment");
 	n->remote_mem = SCIMapRemoteSegment(n->remote, &n->remote_map, 0, size, NULL, 0, &err);
+	if (err == SCI_ERR_NOT_IMPLEMENTED) {
+		/* No load/store over this provider: control words go by DMA. */
+		n->remote_mem = NULL;
+		SCICreateDMAQueue(n->sd, &n->ctrl_dq, o->adapter, 1, 0, &err);
+		sb_check(err, "SCICreateDMAQueue(control)");
+	}
 	sb_check(err, "SCIMapRemoteSegment");
 	raw_open(n, SB_CTRL_BYTES + o->buffer);
+}
+
+void sb_need_mapping(const struct sb_node *n)
+{
+	if (!n->remote_mem) {
+		fprintf(stderr, "%s: this provider cannot map remote memory (SCIMapRemoteSegment: "
+				"not implemented); this program measures load/store\n", n->me);
+		exit(1);
+	}
 }
 
 void sb_node_close(struct sb_node *n)
@@ -192,8 +207,13 @@ void sb_node_close(struct sb_node *n)
 	sci_error_t err;
 	int tries;
 
-	SCIUnmapSegment(n->remote_map, 0, &err);
-	sb_check(err, "SCIUnmapSegment(remote)");
+	if (n->remote_mem) {
+		SCIUnmapSegment(n->remote_map, 0, &err);
+		sb_check(err, "SCIUnmapSegment(remote)");
+	} else {
+		SCIRemoveDMAQueue(n->ctrl_dq, 0, &err);
+		sb_check(err, "SCIRemoveDMAQueue(control)");
+	}
 	SCIDisconnectSegment(n->remote, 0, &err);
 	sb_check(err, "SCIDisconnectSegment");
 	SCIUnmapSegment(n->local_map, 0, &err);
@@ -218,16 +238,44 @@ static volatile _Atomic uint64_t *ctrl(volatile uint8_t *mem)
 	return (volatile _Atomic uint64_t *)(void *)mem;
 }
 
+/*
+ * Without a mapping: words [first, first+count) of the peer's control page by
+ * DMA, staged at the same offset of our own page's outbox half (the peer never
+ * writes there). DMA_WAIT returns once they are in the peer's memory.
+ */
+#define SB_OUTBOX (SB_CTRL_BYTES / 2)
+
+static void ctrl_dma(struct sb_node *n, const uint64_t *words, unsigned first, unsigned count)
+{
+	size_t at = first * sizeof(uint64_t);
+	sci_error_t err;
+
+	memcpy((uint8_t *)n->local_mem + SB_OUTBOX + at, words, count * sizeof(uint64_t));
+	SCIStartDmaTransfer(n->ctrl_dq, n->local, n->remote, SB_OUTBOX + at, count * sizeof(uint64_t),
+			    at, NULL, NULL, SCI_FLAG_DMA_WAIT, &err);
+	sb_check(err, "SCIStartDmaTransfer(control)");
+}
+
 void sb_command(struct sb_node *n, uint64_t cmd, uint64_t arg0, uint64_t arg1)
 {
-	volatile _Atomic uint64_t *theirs = ctrl(n->remote_mem), *mine = ctrl(n->local_mem);
+	volatile _Atomic uint64_t *mine = ctrl(n->local_mem);
 	uint64_t start = bench_now_ns();
 
 	n->seq++;
-	atomic_store_explicit(&theirs[SB_CMD], cmd, memory_order_relaxed);
-	atomic_store_explicit(&theirs[SB_ARG0], arg0, memory_order_relaxed);
-	atomic_store_explicit(&theirs[SB_ARG1], arg1, memory_order_relaxed);
-	atomic_store_explicit(&theirs[SB_SEQ], n->seq, memory_order_release);
+	if (!n->remote_mem) {
+		uint64_t words[] = { cmd, arg0, arg1 };
+
+		/* The arguments are in place before the sequence number shows. */
+		ctrl_dma(n, words, SB_CMD, 3);
+		ctrl_dma(n, &n->seq, SB_SEQ, 1);
+	} else {
+		volatile _Atomic uint64_t *theirs = ctrl(n->remote_mem);
+
+		atomic_store_explicit(&theirs[SB_CMD], cmd, memory_order_relaxed);
+		atomic_store_explicit(&theirs[SB_ARG0], arg0, memory_order_relaxed);
+		atomic_store_explicit(&theirs[SB_ARG1], arg1, memory_order_relaxed);
+		atomic_store_explicit(&theirs[SB_SEQ], n->seq, memory_order_release);
+	}
 	while (atomic_load_explicit(&mine[SB_ACK], memory_order_acquire) != n->seq)
 		if (bench_now_ns() - start > STALL_NS) {
 			fprintf(stderr, "%s: the server does not answer\n", n->me);
@@ -253,11 +301,38 @@ uint64_t sb_next_command(struct sb_node *n, uint64_t *arg0, uint64_t *arg1)
 
 void sb_ack(struct sb_node *n)
 {
-	atomic_store_explicit(&ctrl(n->remote_mem)[SB_ACK], n->seq, memory_order_release);
+	if (!n->remote_mem)
+		ctrl_dma(n, &n->seq, SB_ACK, 1);
+	else
+		atomic_store_explicit(&ctrl(n->remote_mem)[SB_ACK], n->seq, memory_order_release);
+}
+
+struct memcpy_base {
+	void *to;
+	const void *from;
+};
+
+static void memcpy_rounds(void *ctx, size_t size, int iterations)
+{
+	struct memcpy_base *m = ctx;
+
+	for (int i = 0; i < iterations; i++) {
+		memcpy(m->to, m->from, size);
+		/* Keep the copy from being folded away. */
+		__asm__ __volatile__("" : : "r"(m->to) : "memory");
+	}
 }
 
 void sb_bandwidth_rows(const struct bench_opts *b, void *to, const void *from, sb_transfer_fn ours,
 		       void *ctx)
+{
+	struct memcpy_base m = { to, from };
+
+	sb_bandwidth_rows_vs(b, memcpy_rounds, &m, ours, ctx);
+}
+
+void sb_bandwidth_rows_vs(const struct bench_opts *b, sb_baseline_fn baseline, void *base_ctx,
+			  sb_transfer_fn ours, void *ctx)
 {
 	double mine[64], base[64];
 	int reps = b->repetitions > 64 ? 64 : b->repetitions;
@@ -268,11 +343,7 @@ void sb_bandwidth_rows(const struct bench_opts *b, void *to, const void *from, s
 		for (int r = 0; r < reps; r++) {
 			uint64_t t0 = bench_now_ns();
 
-			for (int i = 0; i < iters; i++) {
-				memcpy(to, from, size);
-				/* Keep the copy from being folded away. */
-				__asm__ __volatile__("" : : "r"(to) : "memory");
-			}
+			baseline(base_ctx, size, iters);
 			base[r] = (double)size * iters / (double)(bench_now_ns() - t0);
 			t0 = bench_now_ns();
 			for (int i = 0; i < iters; i++)
