@@ -132,6 +132,7 @@ struct ofi_peer {
 	bool contact;               /* under lock: heartbeats flow both ways */
 	uint64_t last_heard_ns;     /* under lock */
 	uint64_t last_beat_ns;      /* under lock: our last heartbeat to it */
+	uint64_t silent_ns;         /* under lock: when a listing's ping went unanswered (0: never) */
 	struct ofi_tx *q_head, *q_tail;   /* under lock: sends waiting for room */
 };
 
