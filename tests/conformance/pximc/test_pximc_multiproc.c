@@ -174,7 +174,8 @@ static int role_bare(int sock, const char *arg)
 	iface = interface_to(MP_PARENT_NODE);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);
-	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);
+	/* The parent makes a dozen calls meanwhile, each a round trip or more. */
+	PROC_CHECK(proc_expect(sock, 1, 6 * MP_WAIT_MS) == 0);
 	return 0;
 }
 
