@@ -550,7 +550,12 @@ static int child_ns_scif_owner(int sock, const char *arg)
 	PROC_CHECK(scif_recv(epd, &byte, 1, SCIF_RECV_BLOCK) == 1 && byte == 2);
 	PROC_CHECK(fixture_pattern_check(mem, SEG_LEN / 2, 22, 0) == FIXTURE_MATCH);
 	PROC_CHECK(fixture_pattern_check(mem + SEG_LEN / 2, SEG_LEN / 2, 5, SEG_LEN / 2) == FIXTURE_MATCH);
-	PROC_CHECK(scif_unregister(epd, 0, SEG_LEN) == 0);
+	/* The user still holds its import of our window until it closes: wait for that. */
+	{
+		struct scif_pollepd pe = { .epd = epd, .events = 0 };
+
+		PROC_CHECK(scif_poll(&pe, 1, MP_TIMEOUT_MS) == 1 && (pe.revents & SCIF_POLLHUP));
+	}
 	PROC_CHECK(scif_close(epd) == 0);
 	PROC_CHECK(scif_close(listener) == 0);
 	munmap(mem, SEG_LEN);
