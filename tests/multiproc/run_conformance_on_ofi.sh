@@ -18,7 +18,9 @@ trap 'rm -rf "$dir"' EXIT
 XRMA_PROVIDER=ofi
 XRMA_OFI_NODES=$dir/nodes
 XRMA_OFI_LIVENESS_MS=${XRMA_OFI_LIVENESS_MS:-1500}
-export XRMA_PROVIDER XRMA_OFI_NODES XRMA_OFI_LIVENESS_MS
+# Only read by ThreadSanitizer builds: libfabric's own copies are not the programs' races.
+TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }suppressions=$(cd "$(dirname "$0")" && pwd)/ofi_tsan.supp"
+export XRMA_PROVIDER XRMA_OFI_NODES XRMA_OFI_LIVENESS_MS TSAN_OPTIONS
 
 failed=0
 for t in tests/conformance/sisci/test_sisci_multiproc \
