@@ -25,6 +25,9 @@
 #include "../common/bench.h"
 
 #define LINK_TIMEOUT_MS 10000
+/* Set-up link words of the raw target: a round begins (and is acknowledged), or it stops. */
+#define LINK_ROUND 1
+#define LINK_STOP 2
 
 static char node_file[64];
 
@@ -198,7 +201,11 @@ static bool link_ready(int sock)
 	return poll(&pfd, 1, 0) == 1;
 }
 
-/* The target: serve the initiator's transfers (drive progress) until told to stop. */
+/*
+ * The target: drive progress (poll the CQ) during each round the initiator
+ * announces, and sleep between rounds, so it takes no CPU from the xrma
+ * processes measured in between.
+ */
 static void target_main(int sock, size_t max, const char *my_port, const char *their_port, int cpu)
 {
 	struct ofi_raw r;
@@ -206,8 +213,12 @@ static void target_main(int sock, size_t max, const char *my_port, const char *t
 	bench_pin_thread(cpu);
 	ofi_raw_open(&r, ofi_raw_provider(), my_port, max);
 	ofi_raw_connect(&r, sock, their_port);
-	while (!link_ready(sock))
-		ofi_raw_reap(&r, OFI_RAW_WINDOW);
+	while (bench_link_recv(sock, -1) == LINK_ROUND) {
+		bench_link_send(sock, LINK_ROUND);
+		while (!link_ready(sock))
+			ofi_raw_reap(&r, OFI_RAW_WINDOW);
+		bench_link_recv(sock, LINK_TIMEOUT_MS);   /* the round's end */
+	}
 	ofi_raw_close(&r);
 	_exit(0);
 }
@@ -244,6 +255,9 @@ void ofi_raw_link_round(struct ofi_raw_link *l, bool read, size_t len, int itera
 		window = 1;
 	if (window > OFI_RAW_WINDOW)
 		window = OFI_RAW_WINDOW;
+	/* The target polls from its acknowledgement to the round's end: one set-up round trip. */
+	bench_link_send(l->sock, LINK_ROUND);
+	bench_link_recv(l->sock, LINK_TIMEOUT_MS);
 	while (done < iterations) {
 		while (posted < iterations && posted - done < window) {
 			ofi_raw_post(&l->r, read, len, &l->r.ctx[posted % OFI_RAW_WINDOW]);
@@ -251,6 +265,7 @@ void ofi_raw_link_round(struct ofi_raw_link *l, bool read, size_t len, int itera
 		}
 		done += ofi_raw_reap(&l->r, window);
 	}
+	bench_link_send(l->sock, LINK_ROUND);
 }
 
 void ofi_raw_link_stop(struct ofi_raw_link *l)
@@ -259,7 +274,7 @@ void ofi_raw_link_stop(struct ofi_raw_link *l)
 
 	if (!l->up)
 		return;
-	bench_link_send(l->sock, 0);
+	bench_link_send(l->sock, LINK_STOP);
 	ofi_raw_close(&l->r);
 	waitpid(l->pid, &status, 0);
 	close(l->sock);

@@ -82,7 +82,9 @@ void ofi_raw_link_start(struct ofi_raw_link *l, size_t max, int target_cpu);
 
 /*
  * iterations transfers of len bytes, window in flight at a time (1: each one
- * waited for, as a synchronous call).
+ * waited for, as a synchronous call). The target polls its CQ only during a
+ * round (a set-up round trip starts it), so between rounds it leaves the CPU
+ * to what is measured next.
  */
 void ofi_raw_link_round(struct ofi_raw_link *l, bool read, size_t len, int iterations, int window);
 
