@@ -97,6 +97,7 @@ int scif_close(scif_epd_t epd)
 	if (ep->connected)
 		xrma_scif_ras_teardown(ep);
 	pthread_mutex_unlock(&ep->lock);
+	XRMA_KILL_POINT("scif.close.after_teardown");
 	/* Wakes blocked sends and receives; the peer sees the end of the stream. */
 	xrma_conn_close(ep->conn);
 	xrma_scif_ep_put(ep);
@@ -279,6 +280,8 @@ int scif_connect(scif_epd_t epd, struct scif_portID *dst)
 			ret = -XRMA_ENODEV;
 	}
 	if (!ret)
+		XRMA_KILL_POINT("scif.connect.after_request");
+	if (!ret)
 		ret = scif_handshake(ep);
 	xrma_scif_ep_put(ep);
 	return ret ? xrma_scif_fail(ret) : 0;
@@ -310,6 +313,7 @@ int scif_accept(scif_epd_t epd, struct scif_portID *peer, scif_epd_t *newepd, in
 		xrma_conn_close(conn);
 		return xrma_scif_fail(-XRMA_ENOMEM);
 	}
+	XRMA_KILL_POINT("scif.accept.before_handshake");
 	ret = scif_handshake(child);
 	if (!ret)
 		ret = xrma_scif_ep_insert(child);
