@@ -181,8 +181,12 @@ int faults_counts_back(size_t fds, size_t maps)
 {
 	uint64_t end = fixture_now_ms() + FAULTS_WAIT_MS;
 
-	/* Service threads close a dead peer's descriptors asynchronously: wait for them. */
-	while (faults_fd_count() != fds || faults_map_count() != maps) {
+	/*
+	 * Service threads close a dead peer's descriptors asynchronously: wait for them. A
+	 * count may end below the baseline when the baseline caught a descriptor of an earlier
+	 * exchange still closing; a leak shows as a count that stays above it.
+	 */
+	while (faults_fd_count() > fds || faults_map_count() > maps) {
 		if (fixture_now_ms() > end) {
 			fprintf(stderr, "descriptors %zu (were %zu), file mappings %zu (were %zu)\n",
 				faults_fd_count(), fds, faults_map_count(), maps);
@@ -296,6 +300,9 @@ int faults_run(const char *group, const char *tag, const struct faults_case *cas
 		tests[i].test_func = faults_case_test;
 		tests[i].initial_state = (void *)(uintptr_t)i;
 	}
+	/* One point only, while working on it: XRMA_TEST_FAULTS_FILTER=scif.close.* */
+	if (getenv("XRMA_TEST_FAULTS_FILTER"))
+		cmocka_set_test_filter(getenv("XRMA_TEST_FAULTS_FILTER"));
 	rc = _cmocka_run_group_tests(group, tests, count, NULL, NULL);
 	free(tests);
 	return rc;

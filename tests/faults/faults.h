@@ -57,7 +57,7 @@ bool faults_dead(const struct proc *p);
 size_t faults_fd_count(void);
 size_t faults_map_count(void);
 /* Print this process's descriptors and what they are (for a failed count check). */
-/* Wait (bounded) until both counts are back at fds and maps; 0, or ETIMEDOUT after printing both. */
+/* Wait (bounded) until both counts are back at (or below) fds and maps; 0, or ETIMEDOUT after printing both. */
 int faults_counts_back(size_t fds, size_t maps);
 /* Leave [addr, addr+len) out of the mapping count: user memory a library may re-back. */
 void faults_map_ignore(const void *addr, size_t len);
