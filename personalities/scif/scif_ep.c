@@ -171,6 +171,9 @@ static int scif_handshake(struct xrma_scif_ep *ep)
 		n = -XRMA_ECONNRESET;
 	pthread_mutex_lock(&ep->lock);
 	ret = n < 0 ? (int)n : ep->closed ? -XRMA_ECANCELED : xrma_scif_peer_attach(ep, theirs.ras_id);
+	/* The peer answered a moment ago: its node or table gone since means it left (ECONNRESET). */
+	if (ret == -XRMA_ENODEV || ret == -XRMA_ENOENT)
+		ret = -XRMA_ECONNRESET;
 	if (ret)
 		xrma_scif_ras_teardown(ep);
 	else
