@@ -132,11 +132,13 @@ struct hostfab_dir {
 
 /* A directory mapped by this endpoint: its own node's (read-write) or a peer's. */
 struct hostfab_dirmap {
-	struct hostfab_dirmap *next;
-	uint32_t node;
+	struct hostfab_dirmap *next;    /* in ep->dirs unless retired */
+	uint32_t node;                  /* fixed at open */
 	int fd;
 	bool writable;
 	struct hostfab_dir *dir;
+	unsigned users;                 /* holders from hostfab_dir_peer; under ep->lock */
+	bool retired;                   /* its node's file was replaced; under ep->lock */
 };
 
 /* ---------------------------------------------------------------- wire */
@@ -286,7 +288,13 @@ void hostfab_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int hostfab_dir_open(struct hostfab_ep *ep, uint32_t node, bool create, struct hostfab_dirmap **out);
 void hostfab_dir_close(struct hostfab_dirmap *map);
 /* A peer node's directory, mapped once and cached; XRMA_ENODEV if absent. */
+/*
+ * The directory of node, mapped once and kept. Every successful call must be paired
+ * with hostfab_dir_put: a directory whose node went away (its file unlinked) is retired
+ * and unmapped when its last holder (an import, a lookup in progress) lets go.
+ */
 int hostfab_dir_peer(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out);
+void hostfab_dir_put(struct hostfab_ep *ep, struct hostfab_dirmap *map);
 int hostfab_dir_lock(struct hostfab_ep *ep, struct hostfab_dir *dir);
 void hostfab_dir_unlock(struct hostfab_dir *dir);
 void hostfab_dir_write_begin(struct hostfab_dir *dir);

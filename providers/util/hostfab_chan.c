@@ -716,5 +716,6 @@ void hostfab_chan_broadcast_link(struct hostfab_ep *ep, uint32_t node, bool up)
 			hostfab_pkt_send(fd, pkt, sizeof(pkt), -1);
 			close(fd);
 		}
+		hostfab_dir_put(ep, map);
 	}
 }

@@ -179,39 +179,53 @@ int hostfab_dir_peer(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap
 		if (map->node != node)
 			continue;
 		if (!dir_unlinked(map)) {
+			map->users++;
 			pthread_mutex_unlock(&ep->lock);
 			*out = map;
 			return 0;
 		}
-		/* Kept mapped (others may still read it) but no longer found. */
+		/* No longer found; holders keep it mapped until they let go. */
 		*pp = map->next;
-		stale = map;
+		map->retired = true;
+		if (!map->users)
+			stale = map;
 		break;
 	}
 	pthread_mutex_unlock(&ep->lock);
+	hostfab_dir_close(stale);
 	ret = hostfab_dir_open(ep, node, false, &fresh);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&ep->lock);
-	if (stale) {
-		/* Retire rather than unmap: a reader may hold a pointer into it. */
-		stale->node = UINT32_MAX;
-		stale->next = ep->dirs;
-		ep->dirs = stale;
+	for (map = ep->dirs; map; map = map->next)
+		if (map->node == node)
+			break;
+	if (map) {
+		stale = fresh;   /* another thread was first */
+		fresh = map;
+	} else {
+		stale = NULL;
+		fresh->next = ep->dirs;
+		ep->dirs = fresh;
 	}
-	if (!ret) {
-		for (map = ep->dirs; map; map = map->next)
-			if (map->node == node)
-				break;
-		if (map) {
-			hostfab_dir_close(fresh);   /* another thread was first */
-			fresh = map;
-		} else {
-			fresh->next = ep->dirs;
-			ep->dirs = fresh;
-		}
-		*out = fresh;
-	}
+	fresh->users++;
 	pthread_mutex_unlock(&ep->lock);
-	return ret;
+	hostfab_dir_close(stale);
+	*out = fresh;
+	return 0;
+}
+
+void hostfab_dir_put(struct hostfab_ep *ep, struct hostfab_dirmap *map)
+{
+	bool last;
+
+	if (!map || map == ep->own)
+		return;
+	pthread_mutex_lock(&ep->lock);
+	last = --map->users == 0 && map->retired;
+	pthread_mutex_unlock(&ep->lock);
+	if (last)
+		hostfab_dir_close(map);
 }
 
 int hostfab_dir_lock(struct hostfab_ep *ep, struct hostfab_dir *dir)
@@ -429,8 +443,10 @@ void hostfab_dir_sweep(struct hostfab_ep *ep, uint32_t node)
 {
 	struct hostfab_dirmap *map;
 
-	if (hostfab_dir_peer(ep, node, &map) == 0)
+	if (hostfab_dir_peer(ep, node, &map) == 0) {
 		hostfab_dir_remove_if_dead(ep, map);
+		hostfab_dir_put(ep, map);
+	}
 }
 
 void hostfab_dir_remove_if_dead(struct hostfab_ep *ep, struct hostfab_dirmap *map)
@@ -717,6 +733,7 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 		ret = 0;
 		break;
 	}
+	hostfab_dir_put(ep, map);
 	return ret;
 }
 

@@ -323,15 +323,15 @@ int hostfab_mem_import(void *state, const struct xrma_prov_addr *owner,
 	if (ret)
 		return ret == -XRMA_ENODEV ? -XRMA_ELOST : ret;
 	ret = export_check(odir, owner, &k, &elen, &eaccess);
-	if (ret)
-		return ret;
-	if (len > elen)
-		return -XRMA_ERANGE;
-	if (access & remote & ~eaccess)
-		return -XRMA_EACCES;
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -XRMA_ENOMEM;
+	if (!ret && len > elen)
+		ret = -XRMA_ERANGE;
+	if (!ret && access & remote & ~eaccess)
+		ret = -XRMA_EACCES;
+	r = ret ? NULL : calloc(1, sizeof(*r));
+	if (!r) {
+		hostfab_dir_put(ep, odir);
+		return ret ? ret : -XRMA_ENOMEM;
+	}
 	r->owner = *owner;
 	r->key = k;
 	r->len = len;
@@ -357,6 +357,7 @@ int hostfab_mem_import(void *state, const struct xrma_prov_addr *owner,
 			if (r->mem_fd >= 0)
 				close(r->mem_fd);
 			pthread_mutex_destroy(&r->stage_lock);
+			hostfab_dir_put(ep, odir);
 			free(r);
 			return ret;
 		}
@@ -369,9 +370,10 @@ void hostfab_mem_unimport(void *state, struct xrma_prov_rmem *rmem)
 {
 	struct hostfab_rmem *r = (struct hostfab_rmem *)rmem;
 
-	(void)state;
 	if (!r)
 		return;
+	/* The owner's directory stays mapped while this import may read it. */
+	hostfab_dir_put(state, r->odir);
 	if (r->base)
 		munmap(r->base, r->map_len);
 	if (r->mem_fd >= 0)
