@@ -66,13 +66,40 @@ bool faults_dead(const struct proc *p)
 
 /*
  * Node directories (providers/util/hostfab_dir.c) are mapped once per peer node reached
- * and kept, and one whose node went away stays mapped too (retired: readers may still
- * hold it): one descriptor and one mapping per peer node (re)started, all named
- * /dev/shm/xrma.*. The counts leave those out; docs/reliability.md lists the growth.
+ * and kept while the node lives, so a survivor holds one more descriptor and mapping for
+ * each peer node it has talked to. Those are not counted; a second one for the same node
+ * (a directory of a restarted node kept after its node went away) is.
  */
-static bool retired_directory(const char *name)
+struct dir_seen {
+	size_t count;
+	char name[64][128];
+};
+
+/* Whether text names a node directory counted once already (it is remembered). */
+static bool directory_seen_before(struct dir_seen *seen, const char *text)
 {
-	return strstr(name, "/dev/shm/xrma.") != NULL;
+	const char *p = strstr(text, "/dev/shm/xrma.");
+	size_t len;
+
+	if (!p)
+		return false;
+	len = strcspn(p, " \n");
+	if (len >= sizeof(seen->name[0]))
+		len = sizeof(seen->name[0]) - 1;
+	for (size_t i = 0; i < seen->count; i++)
+		if (strlen(seen->name[i]) == len && !strncmp(seen->name[i], p, len))
+			return true;
+	if (seen->count < 64) {
+		memcpy(seen->name[seen->count], p, len);
+		seen->name[seen->count++][len] = '\0';
+	}
+	return false;
+}
+
+/* Whether text is counted: not a node directory, or a second one of the same node. */
+static bool counted(struct dir_seen *seen, const char *text)
+{
+	return !strstr(text, "/dev/shm/xrma.") || directory_seen_before(seen, text);
 }
 
 size_t faults_fd_count(void)
@@ -80,6 +107,7 @@ size_t faults_fd_count(void)
 	char path[300], target[256];
 	struct dirent *de;
 	DIR *d = opendir("/proc/self/fd");
+	struct dir_seen seen = { 0 };
 	size_t n = 0;
 
 	if (!d)
@@ -92,7 +120,7 @@ size_t faults_fd_count(void)
 		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
 		len = readlink(path, target, sizeof(target) - 1);
 		target[len > 0 ? len : 0] = '\0';
-		n += !retired_directory(target);
+		n += counted(&seen, target);
 	}
 	closedir(d);
 	/* The descriptor opendir held is not one of ours. */
@@ -154,13 +182,14 @@ static bool ignored_mapping(const char *line)
 size_t faults_map_count(void)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
+	struct dir_seen seen = { 0 };
 	char line[512];
 	size_t n = 0;
 
 	if (!f)
 		return SIZE_MAX;
 	while (fgets(line, sizeof(line), f))
-		n += file_mapping(line) && !retired_directory(line) && !ignored_mapping(line);
+		n += file_mapping(line) && counted(&seen, line) && !ignored_mapping(line);
 	fclose(f);
 	return n;
 }
