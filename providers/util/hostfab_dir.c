@@ -707,6 +707,12 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 		if (seq & 1) {
 			if (spins > 64)
 				sched_yield();
+			/*
+			 * A writer that died inside leaves the count odd until the next one to
+			 * take the lock repairs it (hostfab_dir_lock): be that one, now and then.
+			 */
+			if (spins % 1024 == 1023 && map->writable && hostfab_dir_lock(ep, dir) == 0)
+				hostfab_dir_unlock(dir);
 			continue;
 		}
 		i = name_find(dir, (uint16_t)ns, id);
