@@ -42,6 +42,7 @@
 #include <sys/types.h>
 #include <xrma/errors.h>
 #include "providers/provider.h"
+#include "core/killpoint.h"
 
 /* ---------------------------------------------------------------- limits */
 

@@ -820,6 +820,7 @@ int hostfab_dir_export_add(struct hostfab_ep *ep, uint64_t len, uint32_t access,
 		}
 	}
 	hostfab_dir_write_begin(dir);
+	XRMA_KILL_POINT("hostfab.dir.export_mid_write");
 	{
 		struct hostfab_dir_export *e = &dir->exports[free_index];
 

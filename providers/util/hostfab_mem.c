@@ -447,6 +447,7 @@ void hostfab_mem_serve(struct hostfab_ep *ep, struct hostfab_conn *conn, const v
 			pass = own;
 		}
 	}
+	XRMA_KILL_POINT("hostfab.mem.before_fetch_reply");
 	if (hostfab_pkt_send(conn->fd, &rep, sizeof(rep), rep.status ? -1 : pass) == 0 && buf) {
 		/* The connection now carries this import's staged requests. */
 		pthread_mutex_lock(&ep->lock);
