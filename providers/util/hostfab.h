@@ -47,8 +47,8 @@
 /* ---------------------------------------------------------------- limits */
 
 #define HOSTFAB_EP_MAX      64      /* live endpoints (processes/contexts) per node */
-#define HOSTFAB_NAME_MAX    16384   /* bound names per node, all name spaces */
-#define HOSTFAB_EXPORT_MAX  4096    /* exported memory regions per node */
+#define HOSTFAB_NAME_MAX    32768   /* bound names per node, all name spaces */
+#define HOSTFAB_EXPORT_MAX  16384   /* exported memory regions per node */
 #define HOSTFAB_SPAD_MAX    64      /* scratchpad registers a model may expose */
 #define HOSTFAB_ALLOW_MAX   16      /* extra uids allowed to connect */
 #define HOSTFAB_STAGE_SIZE  (1u << 20)  /* staging buffer of the copy fallback */
@@ -70,7 +70,7 @@ struct hostfab_model {
 
 /* ---------------------------------------------------------------- directory */
 
-#define HOSTFAB_DIR_MAGIC   0x78726d6164697231ull   /* "xrmadir1" */
+#define HOSTFAB_DIR_MAGIC   0x78726d6164697232ull   /* "xrmadir2" */
 
 enum hostfab_slot_state { HOSTFAB_SLOT_FREE = 0, HOSTFAB_SLOT_LIVE = 1 };
 

@@ -749,8 +749,21 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 static uint64_t window_fit_locked(const struct hostfab_dir *dir, const struct hostfab_model *m,
 				  uint16_t w, uint64_t need)
 {
-	uint64_t at = 0;
+	uint64_t at = 0, top = 0;
 
+	/*
+	 * Above every export of the window there is no clash: one pass finds that place, so
+	 * exporting n segments in a row costs n passes, not n * n (first fit below stays for
+	 * a window whose top is full).
+	 */
+	for (size_t i = 0; i < HOSTFAB_EXPORT_MAX; i++) {
+		const struct hostfab_dir_export *e = &dir->exports[i];
+
+		if (e->state != HOSTFAB_EXPORT_FREE && e->window == w && e->win_offset + e->win_len > top)
+			top = e->win_offset + e->win_len;
+	}
+	if (top + need <= m->mw_size && top + need >= top)
+		return top;
 	for (;;) {
 		uint64_t next = UINT64_MAX;
 		bool clash = false;
