@@ -88,10 +88,15 @@ static int worker_main(int sock, const char *arg)
 	struct xrma_seg *local;
 	uint8_t *buf;
 	uint64_t seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
+	int rc;
 
 	PROC_CHECK(sscanf(arg, "%u:%u", &port, &slot) == 2);
 	PROC_CHECK_RC(xrma_ctx_open(&attr, &ctx), 0);
-	PROC_CHECK_RC(xrma_rseg_open(ctx, HUB_NODE, HUB_SEG_ID, XRMA_ACCESS_REMOTE_WRITE, 0, RECV_MS, &hub), 0);
+	rc = xrma_rseg_open(ctx, HUB_NODE, HUB_SEG_ID, XRMA_ACCESS_REMOTE_WRITE, 0, RECV_MS, &hub);
+	if (rc)
+		fprintf(stderr, "soak: worker %u: import: %s (%s)\n", slot, xrma_error_name(rc),
+			xrma_error_detail());
+	PROC_CHECK_RC(rc, 0);
 	PROC_CHECK_RC(xrma_seg_open(ctx, &sattr, &local), 0);
 	PROC_CHECK_RC(xrma_seg_addr(local, (void **)&buf), 0);
 	PROC_CHECK_RC(xrma_conn_open(ctx, 0, &conn), 0);
