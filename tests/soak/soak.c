@@ -208,6 +208,31 @@ static void drain_dead(struct worker *w, const uint8_t *mem, struct tally *t)
 		serve_round(w, mem, t);
 }
 
+/*
+ * Take the connections that are waiting. Each worker connects once, so a newer connection
+ * from a node is its live worker's: an older one still held (a killed worker's, accepted
+ * late from the backlog) is drained first.
+ */
+static void accept_pending(struct xrma_conn *listener, struct worker *ws, size_t n,
+			   const uint8_t *mem, struct tally *t)
+{
+	struct xrma_conn *c;
+
+	while (xrma_conn_accept(listener, 0, &c) == 0) {
+		uint32_t node = 0, port = 0;
+		struct worker *w;
+
+		xrma_conn_peer(c, &node, &port);
+		if (node <= HUB_NODE || node - HUB_NODE - 1 >= n) {
+			xrma_conn_close(c);
+			continue;
+		}
+		w = &ws[node - HUB_NODE - 1];
+		drain_dead(w, mem, t);
+		w->conn = c;
+	}
+}
+
 /* A worker that ended without our SIGKILL: corruption (its code) or a failure. */
 static void reap_unexpected(struct worker *w, struct tally *t)
 {
@@ -219,22 +244,6 @@ static void reap_unexpected(struct worker *w, struct tally *t)
 	else
 		t->unexpected_exits++;
 	fprintf(stderr, "soak: worker ended by itself with %d\n", rc);
-}
-
-/* Accept connections until every running worker has one (they connect in any order). */
-static void accept_pending(struct xrma_conn *listener, struct worker *ws, size_t n)
-{
-	struct xrma_conn *c;
-
-	while (xrma_conn_accept(listener, 0, &c) == 0) {
-		uint32_t node = 0, port = 0;
-
-		xrma_conn_peer(c, &node, &port);
-		if (node > HUB_NODE && node - HUB_NODE - 1 < n && !ws[node - HUB_NODE - 1].conn)
-			ws[node - HUB_NODE - 1].conn = c;
-		else
-			xrma_conn_close(c);
-	}
 }
 
 static bool error_expected(int code)
@@ -291,7 +300,7 @@ int main(int argc, char **argv)
 		struct xrma_event ev;
 		size_t np = 0;
 
-		accept_pending(listener, ws, nworkers);
+		accept_pending(listener, ws, nworkers, mem, &t);
 		pfd[np++] = (struct pollfd){ .fd = xrma_conn_fd(listener), .events = POLLIN };
 		for (size_t i = 0; i < nworkers; i++)
 			if (ws[i].conn)
