@@ -8,6 +8,8 @@
  * answering an import request gives the importer an error, not a hang. A process of the
  * survivor's own node killed in the middle of a directory write (holding the node's
  * robust lock, sequence count odd) leaves the directory usable for lookups and writes
+ * An importer killed on its DMA engine thread between two queued writes, and a
+ * process killed right after its connection request was answered, are seen the same way
  * (docs/host-fabric.md, docs/core.md "Failure", docs/reliability.md).
  */
 #include <sched.h>
@@ -32,11 +34,14 @@
 #define USER_SEED 0x4d
 #define IMPORTER_STEPS 3
 #define RW_REMOTE (XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE)
+#define QUEUED 4               /* asynchronous writes of a quarter segment each */
 
 enum scenario {
 	SC_IMPORTER,   /* the victim imports our two segments and writes into them */
 	SC_OWNER,      /* the victim exports a segment we import */
 	SC_SAME_NODE,  /* the victim is another process of our node, exporting */
+	SC_QUEUER,     /* the victim imports our segment and queues asynchronous writes */
+	SC_DIALER,     /* the victim connects to our listener */
 };
 
 static const struct faults_case cases[] = {
@@ -44,6 +49,8 @@ static const struct faults_case cases[] = {
 	{ "hostfab.rma.cma_counted", SC_IMPORTER, 3 },
 	{ "hostfab.mem.before_fetch_reply", SC_OWNER, 2 },
 	{ "hostfab.dir.export_mid_write", SC_SAME_NODE, 2 },
+	{ "core.engine.after_job:2", SC_QUEUER, 2 },
+	{ "core.conn.connect.after_reply", SC_DIALER, 1 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -144,6 +151,64 @@ static int reader_main(int sock, const char *arg)
 	return 0;
 }
 
+/* arg "point|": import node 1's segment, queue QUEUED writes, wait for them all. */
+static int queuer_main(int sock, const char *arg)
+{
+	struct xrma_seg_attr attr = { .len = SEG_LEN, .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL,
+				      .flags = XRMA_SEG_PRIVATE };
+	struct xrma_completion done;
+	struct xrma_ctx *ctx;
+	struct xrma_rseg *r;
+	struct xrma_seg *local;
+	struct xrma_dmaq *q;
+	void *addr;
+
+	faults_child_arm(arg);
+	PROC_CHECK_RC(ctx_open(&ctx), 0);
+	PROC_CHECK_RC(xrma_rseg_open(ctx, SURVIVOR_NODE, SEG_ID, RW_REMOTE, 0, FAULTS_WAIT_MS, &r), 0);
+	PROC_CHECK_RC(xrma_seg_open(ctx, &attr, &local), 0);
+	PROC_CHECK_RC(xrma_seg_addr(local, &addr), 0);
+	fixture_pattern(addr, SEG_LEN, SEED, 0);
+	PROC_CHECK_RC(xrma_dmaq_open(ctx, QUEUED, 0, &q), 0);
+	PROC_CHECK(faults_step_done(sock, 1) == 0);
+	for (size_t i = 0; i < QUEUED; i++) {
+		struct xrma_iov iov = { .seg = local, .offset = i * SEG_LEN / QUEUED, .len = SEG_LEN / QUEUED };
+
+		PROC_CHECK_RC(xrma_dmaq_post(q, XRMA_RMA_WRITE, &iov, 1, r, iov.offset, iov.len, i, 0), 0);
+	}
+	for (size_t i = 0; i < QUEUED; i++) {
+		PROC_CHECK_RC(xrma_dmaq_wait(q, &done, FAULTS_WAIT_MS), 0);
+		PROC_CHECK(done.status == 0);
+	}
+	PROC_CHECK(faults_step_done(sock, 2) == 0);
+	PROC_CHECK_RC(xrma_dmaq_close(q), 0);
+	PROC_CHECK_RC(xrma_seg_close(local), 0);
+	PROC_CHECK_RC(xrma_rseg_close(r), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
+/* arg "point|port": connect to node 1's listener, send our number, read it back. */
+static int dialer_main(int sock, const char *arg)
+{
+	uint32_t port = (uint32_t)atoi(faults_child_arm(arg));
+	struct xrma_ctx *ctx;
+	struct xrma_conn *c;
+	uint64_t v = PEER_NODE, back = 0;
+
+	PROC_CHECK_RC(ctx_open(&ctx), 0);
+	PROC_CHECK_RC(xrma_conn_open(ctx, 0, &c), 0);
+	PROC_CHECK_RC(xrma_conn_connect(c, SURVIVOR_NODE, port, FAULTS_WAIT_MS), 0);
+	PROC_CHECK(faults_step_done(sock, 1) == 0);
+	PROC_CHECK(xrma_conn_send(c, &v, sizeof(v), XRMA_CONN_BLOCK, FAULTS_WAIT_MS) == sizeof(v));
+	PROC_CHECK(xrma_conn_recv(c, &back, sizeof(back), XRMA_CONN_BLOCK, FAULTS_WAIT_MS) == sizeof(back));
+	PROC_CHECK(back == v);
+	PROC_CHECK(faults_step_done(sock, 2) == 0);
+	PROC_CHECK_RC(xrma_conn_close(c), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
 /* arg "point|": another endpoint of node 1 that exports a segment (and dies writing it). */
 static int neighbour_main(int sock, const char *arg)
 {
@@ -197,6 +262,8 @@ static unsigned follow(int sock, unsigned steps)
 
 static int survivor_owner(const struct faults_case *c, struct xrma_ctx *ctx, const char *fabric)
 {
+	const char *role = c->scenario == SC_QUEUER ? "queuer" : "importer";
+	unsigned steps = c->scenario == SC_QUEUER ? 2 : IMPORTER_STEPS;
 	struct xrma_seg *seg, *user;
 	uint8_t *mem = mmap(NULL, USER_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct proc victim;
@@ -211,8 +278,8 @@ static int survivor_owner(const struct faults_case *c, struct xrma_ctx *ctx, con
 	fds = faults_fd_count();
 	maps = faults_map_count();
 
-	PROC_CHECK(faults_spawn(&victim, fabric, PEER_NODE, "importer", c->point, NULL) == 0);
-	PROC_CHECK(follow(victim.sock, IMPORTER_STEPS) == c->step - 1);
+	PROC_CHECK(faults_spawn(&victim, fabric, PEER_NODE, role, c->point, NULL) == 0);
+	PROC_CHECK(follow(victim.sock, steps) == c->step - 1);
 	PROC_CHECK(proc_join(&victim, FAULTS_WAIT_MS) == FAULTS_KILLED);
 	/* The importer died: lost, and no longer counted. */
 	PROC_CHECK(next_leave_event(seg) == XRMA_EVENT_LOST);
@@ -305,6 +372,56 @@ static int survivor_neighbour(const struct faults_case *c, struct xrma_ctx *ctx,
 	return 0;
 }
 
+/* Echo one number on conn: 0 when it came and went back. */
+static int echo_once(struct xrma_conn *conn)
+{
+	uint64_t v = 0;
+
+	PROC_CHECK(xrma_conn_recv(conn, &v, sizeof(v), XRMA_CONN_BLOCK, FAULTS_WAIT_MS) == sizeof(v));
+	PROC_CHECK(xrma_conn_send(conn, &v, sizeof(v), XRMA_CONN_BLOCK, FAULTS_WAIT_MS) == sizeof(v));
+	return 0;
+}
+
+/* A dialer dies right after its request was answered: its connection is reset, the listener goes on. */
+static int survivor_listener(const struct faults_case *c, struct xrma_ctx *ctx, const char *fabric)
+{
+	struct xrma_conn *listener, *conn = NULL;
+	struct proc victim;
+	uint32_t port = 0;
+	char arg[16];
+	uint64_t byte;
+	size_t fds, maps;
+	int ret;
+
+	PROC_CHECK_RC(xrma_conn_open(ctx, 0, &listener), 0);
+	PROC_CHECK_RC(xrma_conn_bind(listener, &port, 0, 0), 0);
+	PROC_CHECK_RC(xrma_conn_listen(listener, 4), 0);
+	snprintf(arg, sizeof(arg), "%u", port);
+	fds = faults_fd_count();
+	maps = faults_map_count();
+	PROC_CHECK(faults_spawn(&victim, fabric, PEER_NODE, "dialer", c->point, arg) == 0);
+	/* Accepting answers its request; it dies as the answer reaches it. */
+	ret = xrma_conn_accept(listener, FAULTS_WAIT_MS, &conn);
+	PROC_CHECK(follow(victim.sock, 2) == c->step - 1);
+	PROC_CHECK(proc_join(&victim, FAULTS_WAIT_MS) == FAULTS_KILLED);
+	/* The connection was made: it reads as reset (or accept already saw it gone). */
+	PROC_CHECK(ret == 0 || ret == -XRMA_ECONNRESET || ret == -XRMA_ELOST);
+	if (!ret) {
+		ret = (int)xrma_conn_recv(conn, &byte, 1, XRMA_CONN_BLOCK, FAULTS_WAIT_MS);
+		PROC_CHECK(ret == -XRMA_ECONNRESET);
+		PROC_CHECK_RC(xrma_conn_close(conn), 0);
+	}
+	PROC_CHECK(faults_spawn(&victim, fabric, PEER_NODE, "dialer", NULL, arg) == 0);
+	PROC_CHECK_RC(xrma_conn_accept(listener, FAULTS_WAIT_MS, &conn), 0);
+	PROC_CHECK(echo_once(conn) == 0);
+	PROC_CHECK(follow(victim.sock, 2) == 2);
+	PROC_CHECK(proc_join(&victim, FAULTS_WAIT_MS) == 0);
+	PROC_CHECK_RC(xrma_conn_close(conn), 0);
+	PROC_CHECK(faults_counts_back(fds, maps) == 0);
+	PROC_CHECK_RC(xrma_conn_close(listener), 0);
+	return 0;
+}
+
 static int survivor_main(int sock, const char *arg)
 {
 	const struct faults_case *c = faults_case_of(arg, cases, NCASES);
@@ -315,8 +432,10 @@ static int survivor_main(int sock, const char *arg)
 	(void)sock;
 	PROC_CHECK(c != NULL);
 	PROC_CHECK_RC(ctx_open(&ctx), 0);
-	if (c->scenario == SC_IMPORTER)
+	if (c->scenario == SC_IMPORTER || c->scenario == SC_QUEUER)
 		rc = survivor_owner(c, ctx, fabric);
+	else if (c->scenario == SC_DIALER)
+		rc = survivor_listener(c, ctx, fabric);
 	else if (c->scenario == SC_OWNER)
 		rc = survivor_importer(c, ctx, fabric);
 	else
@@ -332,6 +451,8 @@ static const struct proc_role roles[] = {
 	{ "owner", owner_main },
 	{ "neighbour", neighbour_main },
 	{ "reader", reader_main },
+	{ "queuer", queuer_main },
+	{ "dialer", dialer_main },
 	{ NULL, NULL },
 };
 
