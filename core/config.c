@@ -80,6 +80,18 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 					 "" },
 	[XRMA_CONFIG_SCI_FAULT_LOST] = { "sci.fault_lost", "sci", "fault_lost", "XRMA_SCI_FAULT_LOST",
 					 "" },
+	/* Who may import this node's memory by SCI address (SCIConnectSCISpace). */
+	[XRMA_CONFIG_SCI_RAW_SPACE] = { "sci.raw_space", "sci", "raw_space", "XRMA_SCI_RAW_SPACE",
+					"user" },
+
+	/* Topology: "" picks the first NTB/Dolphin/PXImc device, else the host; "" membind
+	 * binds to the adapter's NUMA node when it has one; no XML unless a test names one. */
+	[XRMA_CONFIG_CORE_ADAPTER] = { "core.adapter", "core", "adapter", "XRMA_ADAPTER", "" },
+	[XRMA_CONFIG_CORE_TOPOLOGY_XML] = { "core.topology_xml", "core", "topology_xml",
+					    "XRMA_TOPOLOGY_XML", "" },
+	[XRMA_CONFIG_CORE_MEMBIND] = { "core.membind", "core", "membind", "XRMA_MEMBIND", "" },
+	[XRMA_CONFIG_CORE_BIND_THREADS] = { "core.bind_threads", "core", "bind_threads",
+					    "XRMA_BIND_THREADS", "no" },
 };
 
 static void set_entry(struct xrma_config_entry *e, const char *value, const char *source)

@@ -44,6 +44,13 @@ enum xrma_config_key {
 	XRMA_CONFIG_SCI_FAULT_FATAL,       /* [sci] fault_fatal   / XRMA_SCI_FAULT_FATAL */
 	XRMA_CONFIG_SCI_FAULT_LINK,        /* [sci] fault_link    / XRMA_SCI_FAULT_LINK */
 	XRMA_CONFIG_SCI_FAULT_LOST,        /* [sci] fault_lost    / XRMA_SCI_FAULT_LOST */
+	XRMA_CONFIG_SCI_RAW_SPACE,         /* [sci] raw_space     / XRMA_SCI_RAW_SPACE */
+
+	/* Topology and placement (core/topo.c, docs/topology.md). */
+	XRMA_CONFIG_CORE_ADAPTER,          /* [core] adapter       / XRMA_ADAPTER */
+	XRMA_CONFIG_CORE_TOPOLOGY_XML,     /* [core] topology_xml  / XRMA_TOPOLOGY_XML */
+	XRMA_CONFIG_CORE_MEMBIND,          /* [core] membind       / XRMA_MEMBIND */
+	XRMA_CONFIG_CORE_BIND_THREADS,     /* [core] bind_threads  / XRMA_BIND_THREADS */
 	XRMA_CONFIG_KEY_COUNT
 };
 

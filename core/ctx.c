@@ -37,6 +37,9 @@ static void on_ctrl_recv(void *core, const struct xrma_prov_addr *src, const voi
 	case XRMA_WIRE_SEG_IMPORT:
 		xrma_core_seg_on_import(ctx, src, &msg);
 		break;
+	case XRMA_WIRE_SEG_IMPORT_BUS:
+		xrma_core_seg_on_import_bus(ctx, src, &msg);
+		break;
 	case XRMA_WIRE_SEG_RELEASE:
 		xrma_core_seg_on_release(ctx, src, &msg);
 		break;
@@ -154,6 +157,7 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	struct xrma_prov_open_args args;
 	const struct xrma_provider *prov;
 	struct xrma_config *cfg;
+	struct xrma_core_placement placement;
 	char fabric[XRMA_NAME_MAX];
 	uint32_t node_id;
 	int ret;
@@ -166,6 +170,8 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	if (!cfg)
 		return -XRMA_ENOMEM;
 	ret = resolve_attr(attr, cfg, &prov, &node_id, fabric);
+	if (!ret)
+		ret = xrma_core_placement_resolve(cfg, &placement);
 	if (ret) {
 		free(cfg);
 		return ret;
@@ -177,6 +183,7 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	}
 	ctx->prov = prov;
 	ctx->caps = *prov->caps;
+	ctx->placement = placement;
 	memcpy(ctx->fabric, fabric, sizeof(ctx->fabric));
 	ctx->next_id = 1;
 	xrma_lock_init(&ctx->lock);

@@ -14,6 +14,7 @@
 #include "core/idmap.h"
 #include "core/lock.h"
 #include "core/service.h"
+#include "core/topo.h"
 #include "providers/provider.h"
 
 struct xrma_core_ctx {
@@ -23,6 +24,7 @@ struct xrma_core_ctx {
 	struct xrma_prov_addr self;         /* fixed at open */
 	char fabric[XRMA_NAME_MAX];         /* fixed at open */
 	struct xrma_caps caps;              /* fixed at open */
+	struct xrma_core_placement placement;   /* fixed at open: adapter, binding */
 	size_t live_children;               /* under lock: open objects (handle live) */
 	size_t children;                    /* under lock: objects not yet destroyed */
 	struct xrma_cond children_cond;     /* broadcast when children drops */

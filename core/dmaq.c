@@ -242,8 +242,12 @@ void xrma_core_dmaq_job_run(struct xrma_rma_job *job)
 	struct xrma_core_ctx *ctx = job->dmaq->ctx;
 	int status;
 
-	status = ctx->prov->ops->rma(ctx->prov_state, job->op, job->rseg->prmem, job->remote_offset,
-				     job->iov, job->iov_count, job->flags & XRMA_RMA_ORDERED);
+	/* Lost while the job waited: the memory is nobody's now, nothing may land in it. */
+	status = xrma_core_rseg_usable(job->rseg);
+	if (!status)
+		status = ctx->prov->ops->rma(ctx->prov_state, job->op, job->rseg->prmem,
+					     job->rseg->base + job->remote_offset, job->iov,
+					     job->iov_count, job->flags & XRMA_RMA_ORDERED);
 	complete_job(job, status);
 }
 
@@ -259,9 +263,12 @@ void xrma_core_dmaq_job_post(struct xrma_rma_job *job)
 	struct xrma_core_ctx *ctx = job->dmaq->ctx;
 	int ret;
 
-	ret = ctx->prov->ops->rma_post(ctx->prov_state, job->op, job->rseg->prmem, job->remote_offset,
-				       job->iov, job->iov_count, job->flags & XRMA_RMA_ORDERED, job_done,
-				       job);
+	ret = xrma_core_rseg_usable(job->rseg);
+	if (!ret)
+		ret = ctx->prov->ops->rma_post(ctx->prov_state, job->op, job->rseg->prmem,
+					       job->rseg->base + job->remote_offset, job->iov,
+					       job->iov_count, job->flags & XRMA_RMA_ORDERED, job_done,
+					       job);
 	if (ret)
 		job_done(job, ret);
 }

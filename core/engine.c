@@ -157,6 +157,7 @@ int xrma_engine_submit(struct xrma_core_ctx *ctx, struct xrma_rma_job *job)
 			ret = -XRMA_ENOMEM;
 			goto out_unlock;
 		}
+		xrma_core_placement_start_thread(&ctx->placement, engine->thread, "xrma-dma");
 		engine->started = true;
 	}
 	if (engine->tail)

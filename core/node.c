@@ -51,6 +51,22 @@ static int node_ctx(struct xrma_ctx *handle, uint32_t node_id, struct xrma_core_
 	return 0;
 }
 
+int xrma_node_objects(struct xrma_ctx *handle, uint32_t node_id, uint32_t flags,
+		      int (*report)(void *arg, const struct xrma_node_object *obj), void *arg)
+{
+	struct xrma_core_ctx *ctx;
+	int ret;
+
+	if (!report || flags)
+		return -XRMA_EINVAL;
+	ret = node_ctx(handle, node_id, &ctx);
+	if (ret)
+		return ret;
+	ret = XRMA_PROV_CALL(ctx, node_objects, node_id, report, arg);
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
 int xrma_node_set_link(struct xrma_ctx *handle, uint32_t node_id, bool up)
 {
 	struct xrma_core_ctx *ctx;

@@ -59,6 +59,8 @@ bool xrma_provider_ops_valid(const struct xrma_provider *prov)
 		return false;
 	if (!!o->mem_bus_addr != !!(caps & XRMA_CAP_BUS_ADDR))
 		return false;
+	if (!!o->bus_owner != !!(caps & XRMA_CAP_BUS_IMPORT) || !!o->bus_permit != !!o->bus_owner)
+		return false;
 	if (!!o->csr_read != !!(caps & XRMA_CAP_CSR) || !!o->csr_write != !!o->csr_read)
 		return false;
 	if (!!o->rmem_errors != !!(caps & XRMA_CAP_RSEG_ERRORS))

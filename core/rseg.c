@@ -72,67 +72,75 @@ static void release_and_wait(struct xrma_core_rseg *rseg)
 	(void)xrma_control_call(rseg->ctx, &rseg->owner, &msg, &reply, RSEG_RELEASE_TIMEOUT_MS);
 }
 
-/* Ask the owner; on success fill len, access and key. */
-static int request_import(struct xrma_core_rseg *rseg, uint32_t access, int timeout_ms,
-			  struct xrma_prov_key *key)
+/* What an import names: a segment id, or a window of bus addresses. */
+struct rseg_target {
+	uint32_t node;
+	uint64_t id;                /* !raw */
+	uint64_t bus, len;          /* raw */
+	bool raw;
+};
+
+/*
+ * Ask the owner; on success fill len, access and key, and for a window its
+ * segment id and base; *seg_len is what the provider imports.
+ */
+static int request_import(struct xrma_core_rseg *rseg, const struct rseg_target *t, uint32_t access,
+			  int timeout_ms, struct xrma_prov_key *key, size_t *seg_len)
 {
 	struct xrma_wire_msg msg = {
-		.type = XRMA_WIRE_SEG_IMPORT,
-		.arg = { rseg->id, access, rseg->import_id, 0 },
+		.type = t->raw ? XRMA_WIRE_SEG_IMPORT_BUS : XRMA_WIRE_SEG_IMPORT,
+		.arg = { t->raw ? t->bus : rseg->id, access, rseg->import_id, t->raw ? t->len : 0 },
 	};
 	struct xrma_reply reply;
 	int ret;
 
 	ret = xrma_control_call(rseg->ctx, &rseg->owner, &msg, &reply, timeout_ms);
-	if (ret == -XRMA_ETIMEDOUT)
-		send_release(rseg); /* the owner may have counted us after all */
+	/* The owner may have counted us after all; a raw window is never counted. */
+	if (ret == -XRMA_ETIMEDOUT && !t->raw)
+		send_release(rseg);
 	if (ret)
 		return ret == -XRMA_ECONNRESET ? -XRMA_ENODEV : ret;
-	if (!reply.arg[0] || reply.arg[0] > SIZE_MAX || reply.payload_len > XRMA_PROV_KEY_MAX) {
-		send_release(rseg);
+	if (!reply.arg[0] || reply.arg[0] > SIZE_MAX || reply.payload_len > XRMA_PROV_KEY_MAX ||
+	    (t->raw && (reply.arg[3] > reply.arg[0] || t->len > reply.arg[0] - reply.arg[3]))) {
+		if (!t->raw)
+			send_release(rseg);
 		return -XRMA_EPROTO;
 	}
-	rseg->len = (size_t)reply.arg[0];
+	*seg_len = (size_t)reply.arg[0];
+	rseg->len = t->raw ? (size_t)t->len : *seg_len;
 	rseg->access = (uint32_t)reply.arg[1];
+	if (t->raw) {
+		rseg->id = reply.arg[2];
+		rseg->base = (size_t)reply.arg[3];
+	}
 	key->len = reply.payload_len;
 	memcpy(key->bytes, reply.payload, reply.payload_len);
 	return 0;
 }
 
-int xrma_rseg_open(struct xrma_ctx *handle, uint32_t node, uint64_t id, uint32_t access,
-		   uint32_t flags, int timeout_ms, struct xrma_rseg **out)
+static int rseg_open(struct xrma_core_ctx *ctx, const struct rseg_target *t, uint32_t access,
+		     int timeout_ms, struct xrma_rseg **out)
 {
-	const uint32_t remote_bits = XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE;
-	struct xrma_core_ctx *ctx;
 	struct xrma_core_rseg *rseg;
 	struct xrma_prov_key key;
+	size_t seg_len = 0;
 	uint64_t early;
 	int ret;
 
-	if (!out)
-		return -XRMA_EINVAL;
-	*out = NULL;
-	if (!access || (access & ~remote_bits) || flags || id == XRMA_ID_ANY)
-		return -XRMA_EINVAL;
-	ret = xrma_core_ctx_acquire(handle, &ctx);
-	if (ret)
-		return ret;
-	if (node > ctx->caps.max_node_id) {
-		ret = -XRMA_EINVAL;
-		goto err_put_ctx;
-	}
 	rseg = calloc(1, sizeof(*rseg));
-	if (!rseg) {
-		ret = -XRMA_ENOMEM;
-		goto err_put_ctx;
-	}
+	if (!rseg)
+		return -XRMA_ENOMEM;
 	rseg->ctx = ctx;
-	rseg->id = id;
+	rseg->id = t->id;
+	rseg->raw = t->raw;
 	rseg->state = XRMA_RSEG_CONNECTED;
 	xrma_ref_init(&rseg->busy);
 	xrma_lock_init(&rseg->lock);
 	xrma_evq_init(&rseg->events);
-	ret = XRMA_PROV_CALL(ctx, name_lookup, node, XRMA_NS_SEG, id, &rseg->owner);
+	if (t->raw)
+		ret = XRMA_PROV_CALL(ctx, bus_owner, t->node, t->bus, &rseg->owner);
+	else
+		ret = XRMA_PROV_CALL(ctx, name_lookup, t->node, XRMA_NS_SEG, t->id, &rseg->owner);
 	if (ret)
 		goto err_free_rseg;
 	ret = xrma_core_ctx_child_open(ctx);
@@ -145,10 +153,10 @@ int xrma_rseg_open(struct xrma_ctx *handle, uint32_t node, uint64_t id, uint32_t
 	xrma_unlock(&ctx->lock);
 	if (ret)
 		goto err_child;
-	ret = request_import(rseg, access, timeout_ms, &key);
+	ret = request_import(rseg, t, access, timeout_ms, &key, &seg_len);
 	if (ret)
 		goto err_unregister;
-	ret = ctx->prov->ops->mem_import(ctx->prov_state, &rseg->owner, &key, rseg->len, access,
+	ret = ctx->prov->ops->mem_import(ctx->prov_state, &rseg->owner, &key, seg_len, access,
 					 &rseg->prmem);
 	if (ret)
 		goto err_release;
@@ -162,13 +170,13 @@ int xrma_rseg_open(struct xrma_ctx *handle, uint32_t node, uint64_t id, uint32_t
 	if (early)
 		apply_notice(rseg, early);
 	*out = rseg->obj.handle;
-	xrma_handle_put(&ctx->obj);
 	return 0;
 
 err_unimport:
 	ctx->prov->ops->mem_unimport(ctx->prov_state, rseg->prmem);
 err_release:
-	send_release(rseg);
+	if (!rseg->raw)
+		send_release(rseg);
 err_unregister:
 	unregister_import(ctx, rseg);
 err_child:
@@ -178,7 +186,64 @@ err_free_rseg:
 	xrma_evq_destroy(&rseg->events);
 	xrma_lock_destroy(&rseg->lock);
 	free(rseg);
-err_put_ctx:
+	return ret;
+}
+
+int xrma_rseg_open(struct xrma_ctx *handle, uint32_t node, uint64_t id, uint32_t access,
+		   uint32_t flags, int timeout_ms, struct xrma_rseg **out)
+{
+	const uint32_t remote_bits = XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE;
+	const struct rseg_target t = { .node = node, .id = id };
+	struct xrma_core_ctx *ctx;
+	int ret;
+
+	if (!out)
+		return -XRMA_EINVAL;
+	*out = NULL;
+	if (!access || (access & ~remote_bits) || flags || id == XRMA_ID_ANY)
+		return -XRMA_EINVAL;
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	if (node > ctx->caps.max_node_id)
+		ret = -XRMA_EINVAL;
+	else
+		ret = rseg_open(ctx, &t, access, timeout_ms, out);
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
+int xrma_rseg_open_bus(struct xrma_ctx *handle, uint32_t node, uint64_t bus, size_t len,
+		       uint32_t access, uint32_t flags, int timeout_ms, struct xrma_rseg **out)
+{
+	const uint32_t remote_bits = XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE;
+	const struct rseg_target t = { .node = node, .bus = bus, .len = len, .raw = true };
+	struct xrma_core_ctx *ctx;
+	uint64_t align;
+	int ret;
+
+	if (!out)
+		return -XRMA_EINVAL;
+	*out = NULL;
+	if (!len || !access || (access & ~remote_bits) || flags)
+		return -XRMA_EINVAL;
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	/* Windows are whole translation units, so they map like segments do. */
+	align = ctx->caps.xlat_align > ctx->caps.page_size ? ctx->caps.xlat_align : ctx->caps.page_size;
+	if (!(ctx->caps.flags & XRMA_CAP_BUS_IMPORT))
+		ret = -XRMA_ENOTSUP;
+	else if (node > ctx->caps.max_node_id)
+		ret = -XRMA_EINVAL;
+	else if (bus % align)
+		ret = -XRMA_EALIGN_OFFSET;
+	else if (len % align)
+		ret = -XRMA_EALIGN_SIZE;
+	else if (bus + len < bus)
+		ret = -XRMA_ERANGE;
+	else
+		ret = rseg_open(ctx, &t, access, timeout_ms, out);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
@@ -203,7 +268,7 @@ int xrma_rseg_close(struct xrma_rseg *handle)
 	ret = xrma_handle_kill(&rseg->obj);
 	if (!ret) {
 		unregister_import(rseg->ctx, rseg);
-		if (!lost)
+		if (!lost && !rseg->raw)
 			release_and_wait(rseg);
 		xrma_evq_close(&rseg->events);
 		xrma_core_ctx_child_killed(rseg->ctx);
@@ -291,7 +356,7 @@ int xrma_rseg_map(struct xrma_rseg *handle, size_t offset, size_t len, uint32_t 
 	page = ctx->caps.page_size;
 	base_off = offset & ~(page - 1);
 	end = (offset + len + page - 1) & ~(page - 1);
-	ret = XRMA_PROV_CALL(ctx, map, rseg->prmem, base_off, end - base_off, flags, &base);
+	ret = XRMA_PROV_CALL(ctx, map, rseg->prmem, rseg->base + base_off, end - base_off, flags, &base);
 	if (ret) {
 		free(map);
 		goto out_put;
@@ -364,7 +429,8 @@ int xrma_rseg_atomic(struct xrma_rseg *handle, size_t offset, enum xrma_atomic_o
 	else
 		ret = xrma_core_rseg_usable(rseg);
 	if (!ret)
-		ret = XRMA_PROV_CALL(rseg->ctx, atomic, rseg->prmem, offset, op, operand, compare, old);
+		ret = XRMA_PROV_CALL(rseg->ctx, atomic, rseg->prmem, rseg->base + offset, op, operand,
+				     compare, old);
 	xrma_handle_put(&rseg->obj);
 	return ret;
 }

@@ -25,6 +25,10 @@ struct xrma_core_rseg {
 	uint64_t id;                        /* fixed */
 	uint64_t import_id;                 /* fixed */
 	size_t len;                         /* fixed once imported */
+	/* A window imported by bus address: where byte 0 lies in the segment the
+	 * provider imported (base; 0 otherwise), and no handshake (raw). */
+	size_t base;                        /* fixed once imported */
+	bool raw;                           /* fixed */
 	uint32_t access;                    /* fixed once imported */
 	struct xrma_prov_rmem *prmem;       /* fixed once imported */
 	struct xrma_ref busy;               /* transfers and signals using it */

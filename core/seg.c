@@ -100,6 +100,9 @@ int xrma_seg_open(struct xrma_ctx *handle, const struct xrma_seg_attr *attr, str
 		ret = XRMA_PROV_CALL(ctx, mem_register, attr->addr, attr->len, &seg->pmem);
 	} else {
 		ret = XRMA_PROV_CALL(ctx, mem_alloc, attr->len, &seg->pmem, &seg->addr);
+		/* Fresh pages are untouched: bound now, they are born on the chosen node. */
+		if (!ret)
+			xrma_core_placement_membind(&ctx->placement, seg->addr, attr->len);
 	}
 	if (ret)
 		goto err_unbind;
@@ -428,6 +431,83 @@ void xrma_core_seg_on_import(struct xrma_core_ctx *ctx, const struct xrma_prov_a
 	xrma_handle_put(&seg->obj);
 }
 
+struct seg_list {
+	struct xrma_core_seg **segs;
+	size_t count;
+};
+
+static struct seg_list snapshot_segs(struct xrma_core_ctx *ctx);
+
+/*
+ * The exported segment whose bus range holds [bus, bus+len), referenced in
+ * *found with the window's offset in it; XRMA_ENOENT when none holds bus,
+ * XRMA_ERANGE when the one that does ends too soon.
+ */
+static int find_seg_by_bus(struct xrma_core_ctx *ctx, uint64_t bus, uint64_t len,
+			   struct xrma_core_seg **found, uint64_t *offset)
+{
+	struct seg_list list = snapshot_segs(ctx);
+	int ret = -XRMA_ENOENT;
+
+	*found = NULL;
+	for (size_t i = 0; i < list.count; i++) {
+		struct xrma_core_seg *seg = list.segs[i];
+		uint64_t base = 0;
+		bool has = false;
+
+		xrma_lock(&seg->lock);
+		if (seg->key_valid && !*found)
+			has = !XRMA_PROV_CALL(ctx, mem_bus_addr, seg->pmem, &base);
+		xrma_unlock(&seg->lock);
+		if (has && bus >= base && bus - base < seg->len) {
+			*offset = bus - base;
+			ret = len > seg->len - *offset ? -XRMA_ERANGE : 0;
+			*found = seg;
+			continue;   /* keeps the reference */
+		}
+		xrma_handle_put(&seg->obj);
+	}
+	free(list.segs);
+	return ret;
+}
+
+void xrma_core_seg_on_import_bus(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
+				 const struct xrma_wire_msg *msg)
+{
+	const uint32_t remote_bits = XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE;
+	uint32_t wanted = (uint32_t)msg->arg[1];
+	struct xrma_core_seg *seg = NULL;
+	uint64_t args[4] = { 0 }, offset = 0;
+	struct xrma_prov_key key;
+	int status;
+
+	/* The provider's policy first: a refused peer learns nothing of the layout. */
+	status = XRMA_PROV_CALL(ctx, bus_permit, src);
+	if (!status && (!msg->arg[3] || !wanted || msg->arg[1] > UINT32_MAX || (wanted & ~remote_bits)))
+		status = -XRMA_EINVAL;
+	if (!status)
+		status = find_seg_by_bus(ctx, msg->arg[0], msg->arg[3], &seg, &offset);
+	if (!status) {
+		xrma_lock(&seg->lock);
+		if (wanted & ~seg->access)
+			status = -XRMA_EACCES;
+		key = seg->key;
+		xrma_unlock(&seg->lock);
+	}
+	/* A raw window has no handshake: the owner neither counts it nor hears of it. */
+	if (!status) {
+		args[0] = seg->len;
+		args[1] = wanted;
+		args[2] = seg->id;
+		args[3] = offset;
+		(void)xrma_control_reply(ctx, src, msg->req, 0, args, key.bytes, key.len);
+	} else {
+		xrma_control_reply(ctx, src, msg->req, status, NULL, NULL, 0);
+	}
+	if (seg)
+		xrma_handle_put(&seg->obj);
+}
+
 /* Remove importers matching addr (and import_id unless any_id); returns how many. */
 static size_t remove_importers(struct xrma_core_seg *seg, const struct xrma_prov_addr *addr,
 			       uint64_t import_id, bool any_id)
@@ -465,11 +545,6 @@ void xrma_core_seg_on_release(struct xrma_core_ctx *ctx, const struct xrma_prov_
 			      &(struct xrma_event){ .type = XRMA_EVENT_DISCONNECT, .node = src->node });
 	xrma_handle_put(&seg->obj);
 }
-
-struct seg_list {
-	struct xrma_core_seg **segs;
-	size_t count;
-};
 
 static void collect_seg(void *arg, uint64_t id, void *value)
 {

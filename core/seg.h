@@ -51,6 +51,9 @@ static inline int xrma_core_seg_acquire(const void *handle, struct xrma_core_seg
 
 void xrma_core_seg_on_import(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
 			     const struct xrma_wire_msg *msg);
+/* An import by bus address (XRMA_WIRE_SEG_IMPORT_BUS): find the segment, check, answer. */
+void xrma_core_seg_on_import_bus(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
+				 const struct xrma_wire_msg *msg);
 void xrma_core_seg_on_release(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
 			      const struct xrma_wire_msg *msg);
 void xrma_core_seg_on_peer_down(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *peer, int status);

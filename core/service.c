@@ -96,6 +96,7 @@ int xrma_service_start(struct xrma_core_ctx *ctx)
 	ret = pthread_create(&svc->thread, NULL, service_main, ctx);
 	if (ret)
 		goto err_close_fds;
+	xrma_core_placement_start_thread(&ctx->placement, svc->thread, "xrma-service");
 	return 0;
 
 err_close_fds:

@@ -30,6 +30,8 @@ enum xrma_wire_type {
 	XRMA_WIRE_CONN_DATA,      /* a0 dst conn id; payload bytes */
 	XRMA_WIRE_CONN_CREDIT,    /* a0 dst conn id, a1 bytes freed */
 	XRMA_WIRE_CONN_CLOSE,     /* a0 dst conn id */
+	XRMA_WIRE_SEG_IMPORT_BUS, /* a0 bus address, a1 access, a2 import id, a3 len; answered
+				   * with a0 segment len, a1 access, a2 seg id, a3 offset, key */
 	XRMA_WIRE_TYPE_MAX_
 };
 

@@ -94,6 +94,16 @@ extern "C" {
 #define SCI_Q_ADAPTER_MAX_NODES                20u  /* nodes per fabric (0: no limit) */
 #define SCI_Q_ADAPTER_NUMA_NODES               21u  /* NUMA nodes of this host (hwloc) */
 #define SCI_Q_ADAPTER_CPU_COUNT                22u  /* processing units of this host (hwloc) */
+/* Extensions: the adapter's device as xrma_ctx_adapter describes it (xrma/topo.h). */
+#define SCI_Q_ADAPTER_CARD_TYPE                23u  /* enum xrma_adapter_kind: 0 host, 1 NTB, 2 Dolphin, 3 PXImc */
+#define SCI_Q_ADAPTER_NUMA_NODE                24u  /* NUMA node near the adapter, 0xffffffff if none */
+#define SCI_Q_ADAPTER_LOCAL_CPU_COUNT          25u  /* processing units near the adapter */
+#define SCI_Q_ADAPTER_PCI_DOMAIN               26u  /* PCI location; 0xffffffff for the host */
+#define SCI_Q_ADAPTER_PCI_BUS                  27u
+#define SCI_Q_ADAPTER_PCI_DEVICE               28u
+#define SCI_Q_ADAPTER_PCI_FUNCTION             29u
+#define SCI_Q_ADAPTER_PCI_VENDOR_ID            30u  /* PCI ids; 0xffffffff for the host */
+#define SCI_Q_ADAPTER_PCI_DEVICE_ID            31u
 
 /* ---- General (spec §2.2) ---- */
 SISCI_API void SCIOpen(OUT sci_desc_t *sd, IN unsigned int flags, OUT sci_error_t *error);

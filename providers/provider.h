@@ -20,6 +20,7 @@
 #include <sys/uio.h>
 #include <xrma/info.h>
 #include <xrma/dmaq.h>
+#include <xrma/node.h>
 #include <xrma/rseg.h>
 
 /* An endpoint: one context on one node. ep is unique within the node. */
@@ -151,10 +152,23 @@ struct xrma_provider_ops {
 	int (*db_wait)(void *state, uint64_t mask, int timeout_ms, uint64_t *fired);
 	int (*spad_read)(void *state, uint32_t node, uint32_t index, uint32_t *value);
 	int (*spad_write)(void *state, uint32_t node, uint32_t index, uint32_t value);
+	/* Optional, no capability bit: report node's live objects, contexts first, with no
+	 * provider lock held while report runs; report's non-zero return stops the walk
+	 * and is returned. For xrma_info and diagnostics, never on a data path. */
+	int (*node_objects)(void *state, uint32_t node,
+			    int (*report)(void *arg, const struct xrma_node_object *obj), void *arg);
 	/* Optional, no capability bit: set the modelled link state of node (fault injection). */
 	int (*link_set)(void *state, uint32_t node, bool up);
 	/* XRMA_CAP_BUS_ADDR: the modelled bus address of exported memory. */
 	int (*mem_bus_addr)(void *state, struct xrma_prov_mem *mem, uint64_t *bus);
+	/* XRMA_CAP_BUS_IMPORT (both or neither): import by bus address.
+	 * bus_owner, on the importer's side: the endpoint of node whose exported
+	 * memory contains bus (XRMA_ENODEV no such node, XRMA_ENOENT none; a
+	 * provider whose addresses carry the node may refuse a mismatch with
+	 * XRMA_ENOENT). bus_permit, on the owner's side: whether src may import
+	 * by address at all (0 or XRMA_EPERM); the core then finds the segment. */
+	int (*bus_owner)(void *state, uint32_t node, uint64_t bus, struct xrma_prov_addr *owner);
+	int (*bus_permit)(void *state, const struct xrma_prov_addr *src);
 	/* XRMA_CAP_CSR (both or neither): a 32-bit register of node's control and
 	 * status space; offset is 4-byte aligned (the core checks). */
 	int (*csr_read)(void *state, uint32_t node, uint32_t offset, uint32_t *value);

@@ -23,6 +23,7 @@ XRMA_BEGIN_DECLS
 #define XRMA_CAP_BROADCAST  (1ull << 6)  /* one write reaches every importer */
 #define XRMA_CAP_CSR        (1ull << 7)  /* per-node control and status registers */
 #define XRMA_CAP_RSEG_ERRORS (1ull << 8) /* transaction errors counted per import */
+#define XRMA_CAP_BUS_IMPORT (1ull << 9)  /* import a window by bus address (xrma_rseg_open_bus) */
 
 #define XRMA_NAME_MAX 32
 

@@ -51,6 +51,38 @@ XRMA_API int xrma_node_csr_read(struct xrma_ctx *ctx, uint32_t node_id, uint32_t
 XRMA_API int xrma_node_csr_write(struct xrma_ctx *ctx, uint32_t node_id, uint32_t offset,
 				 uint32_t value);
 
+/* What a node holds, as its provider's directory lists it (xrma_node_objects). */
+enum xrma_node_object_kind {
+	XRMA_OBJECT_CONTEXT = 0,   /* a context (endpoint) acting as the node */
+	XRMA_OBJECT_SEGMENT,       /* a segment id in use */
+	XRMA_OBJECT_PORT,          /* a connection port, listening or connected */
+	XRMA_OBJECT_INTERRUPT,     /* an interrupt number in use */
+	XRMA_OBJECT_MEMORY         /* exported memory (a segment's or a window's pages) */
+};
+
+struct xrma_node_object {
+	uint32_t kind;      /* enum xrma_node_object_kind */
+	uint32_t node;
+	uint32_t ep;        /* the owning context's endpoint number on the node */
+	int32_t pid;        /* the owning process */
+	uint32_t uid;       /* and its user */
+	uint32_t access;    /* XRMA_OBJECT_MEMORY: XRMA_ACCESS_* bits importers get */
+	uint64_t id;        /* segment id, port, interrupt number; memory: its slot */
+	uint64_t len;       /* XRMA_OBJECT_MEMORY: bytes */
+};
+
+/*
+ * Report the live objects of node (the local one included) to report(arg, obj),
+ * contexts first; a non-zero return from report stops the walk and is returned.
+ * report runs on the caller's thread with no xrma lock held. flags must be 0.
+ * Errors: XRMA_EINVAL (NULL report, flags, an id the provider can never have),
+ * XRMA_ENODEV (no such node), XRMA_ENOTSUP (the provider keeps no directory
+ * other processes can read: loopback, ofi), XRMA_ENOMEM.
+ */
+XRMA_API int xrma_node_objects(struct xrma_ctx *ctx, uint32_t node_id, uint32_t flags,
+			       int (*report)(void *arg, const struct xrma_node_object *obj),
+			       void *arg);
+
 XRMA_END_DECLS
 
 #endif

@@ -34,6 +34,25 @@ enum xrma_rseg_state {
 XRMA_API int xrma_rseg_open(struct xrma_ctx *ctx, uint32_t node, uint64_t id, uint32_t access,
 			    uint32_t flags, int timeout_ms, struct xrma_rseg **rseg);
 
+/*
+ * Import the window [bus, bus+len) of node's bus address space, as
+ * xrma_seg_bus_addr reports addresses on node, without naming a segment (the
+ * raw window of SISCI's SCIConnectSCISpace). Needs XRMA_CAP_BUS_IMPORT. The
+ * window must lie inside one exported segment; the import then behaves like
+ * one of that segment cut to the window (offset 0 is bus, the size is len,
+ * xrma_rseg_id names the segment) except that the owner neither counts it as
+ * an importer nor sees events for it, and it may outlive the segment's
+ * export: a raw window has no handshake. The owner's provider decides who may
+ * import by address. Errors: XRMA_EINVAL (NULL, len 0, access, flags),
+ * XRMA_ENOTSUP, XRMA_EALIGN_OFFSET / XRMA_EALIGN_SIZE (bus or len not a
+ * multiple of caps.xlat_align, or of caps.page_size without one), XRMA_ENODEV
+ * (no such node), XRMA_ENOENT (no export covers bus), XRMA_ERANGE (the window
+ * runs past the segment's end), XRMA_EPERM (the owner refuses raw access),
+ * XRMA_EACCES (rights not granted), XRMA_ETIMEDOUT, XRMA_EHOSTUNREACH.
+ */
+XRMA_API int xrma_rseg_open_bus(struct xrma_ctx *ctx, uint32_t node, uint64_t bus, size_t len,
+				uint32_t access, uint32_t flags, int timeout_ms, struct xrma_rseg **rseg);
+
 /* Release the import (the owner sees a disconnect). XRMA_EBUSY while mapped or in use. */
 XRMA_API int xrma_rseg_close(struct xrma_rseg *rseg);
 

@@ -9,6 +9,7 @@
 #include <xrma/api.h>
 #include <xrma/errors.h>
 #include <xrma/info.h>
+#include <xrma/topo.h>
 #include <xrma/ctx.h>
 #include <xrma/node.h>
 #include <xrma/event.h>

@@ -55,6 +55,44 @@ static bool xrma_pximc_remote_facts(struct xrma_pximc *px, uint32_t node,
 	       hdr.len == sizeof(*hello);
 }
 
+/*
+ * The PCI facts of the adapter under the interface (xrma/topo.h). The host
+ * adapter is no PCI function: those optional attributes are then unsupported.
+ */
+static tPXIMC_Status xrma_pximc_put_pci(struct xrma_pximc *px, uint32_t attribute, uint32_t max,
+					void *out, uint32_t *actual)
+{
+	struct xrma_adapter_info a;
+	uint32_t value;
+
+	if (xrma_ctx_adapter(px->ctx, &a) || a.kind == XRMA_ADAPTER_HOST)
+		return PXIMC_NSUP_ATTRIBUTE;
+	switch (attribute) {
+	case PXIMC_U32_INTERFACE_DEVICE_ID:
+		value = a.device_id;
+		break;
+	case PXIMC_U32_INTERFACE_VENDOR_ID:
+		value = a.vendor_id;
+		break;
+	case PXIMC_U32_INTERFACE_SS_ID:
+		value = a.subdevice_id;
+		break;
+	case PXIMC_U32_INTERFACE_SS_VENDOR_ID:
+		value = a.subvendor_id;
+		break;
+	case PXIMC_U32_INTERFACE_BUS:
+		value = a.pci_bus;
+		break;
+	case PXIMC_U32_INTERFACE_DEV:
+		value = a.pci_dev;
+		break;
+	default:
+		value = a.pci_func;
+		break;
+	}
+	return xrma_pximc_put_u32(value, max, out, actual);
+}
+
 tPXIMC_Status xrma_pximc_query_interface(struct xrma_pximc *px, uint32_t interface_id,
 					 uint32_t attribute, uint32_t max, void *out,
 					 uint32_t *actual)
@@ -86,9 +124,25 @@ tPXIMC_Status xrma_pximc_query_interface(struct xrma_pximc *px, uint32_t interfa
 		return xrma_pximc_put_str(hello.os, max, out, actual);
 	case PXIMC_U32_PROTOCOL_VERSION:
 		return xrma_pximc_put_u32(PXIMC_SPEC_VERSION, max, out, actual);
-	case PXIMC_U32_MANF_ID:
-		/* xrma has no PCI-SIG vendor id; 0xFFFF is PCI's "no vendor". */
-		return xrma_pximc_put_u32(0xFFFFu, max, out, actual);
+	case PXIMC_U32_MANF_ID: {
+		struct xrma_adapter_info a;
+
+		/* The adapter's vendor; on the host xrma has no PCI-SIG id: 0xFFFF, PCI's "no vendor". */
+		if (xrma_ctx_adapter(px->ctx, &a) || a.kind == XRMA_ADAPTER_HOST)
+			a.vendor_id = 0xFFFFu;
+		return xrma_pximc_put_u32(a.vendor_id, max, out, actual);
+	}
+	case PXIMC_U32_INTERFACE_DEVICE_ID:
+	case PXIMC_U32_INTERFACE_VENDOR_ID:
+	case PXIMC_U32_INTERFACE_SS_ID:
+	case PXIMC_U32_INTERFACE_SS_VENDOR_ID:
+	case PXIMC_U32_INTERFACE_BUS:
+	case PXIMC_U32_INTERFACE_DEV:
+	case PXIMC_U32_INTERFACE_FUNC:
+		return xrma_pximc_put_pci(px, attribute, max, out, actual);
+	case PXIMC_U32_INTERFACE_LOCAL:
+		/* The bridge (or the host fabric that models it) is in this system. */
+		return xrma_pximc_put_u32(PXIMC_LOCAL, max, out, actual);
 	case PXIMC_U32_INTERFACE_STATE:
 		return xrma_pximc_put_u32(xrma_pximc_remote_facts(px, node, &hello) ? PXIMC_STATE_UP
 										    : PXIMC_STATE_DOWN,

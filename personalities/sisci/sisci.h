@@ -97,6 +97,14 @@ static inline void xrma_sisci_barrier(void)
 #endif
 }
 
+/*
+ * Bytes read through a remote map whose check point failed cannot be trusted:
+ * a checked copy into local memory overwrites them with this pattern, so that
+ * they never pass for good data (the sci provider spoils failed RMA reads with
+ * the same byte).
+ */
+#define XRMA_SISCI_UNTRUSTED_BYTE 0xee
+
 /* Flags: ILLEGAL_FLAG outside accepted, FLAG_NOT_IMPLEMENTED inside unimplemented. */
 sci_error_t xrma_sisci_flags(unsigned int flags, unsigned int accepted, unsigned int unimplemented);
 
@@ -234,6 +242,8 @@ struct xrma_sisci_rseg {
 	unsigned int node_id, id;
 	unsigned int timeout;
 	size_t size;
+	bool space;                     /* a raw window of SCI space: at global address bus */
+	uint64_t bus;
 	unsigned maps, dma_users;       /* under lock */
 	unsigned long faults;           /* LOST / NOT_OPERATIONAL seen; under lock */
 	sci_cb_remote_segment_t cb;

@@ -6,7 +6,9 @@
  * SCIAbortBlockTransfer takes effect. A transfer's handle dies when it
  * completes (without callback) or when its callback returns; a stale block
  * handle is SCI_ERR_ILLEGAL_OPERATION, as the spec requires. A remote map whose
- * peer is lost fails the transfer with SCI_ERR_TRANSFER_FAILED.
+ * peer is lost, or whose copy had a transaction error, fails the transfer with
+ * SCI_ERR_TRANSFER_FAILED; what a failed read put into a local map is then
+ * overwritten with the untrusted pattern.
  */
 #include "personalities/sisci/sisci.h"
 
@@ -71,10 +73,19 @@ static bool map_healthy(struct xrma_sisci_map *m)
 	return !m->rseg || xrma_sisci_rseg_checkpoint(m->rseg);
 }
 
-static sci_error_t copy_result(struct xrma_sisci_map *src, struct xrma_sisci_map *dst)
+/* The copy to `to` of size bytes ended: its result. Bytes read through a failed
+ * remote source are not left in local memory looking good. */
+static sci_error_t copy_result(struct xrma_sisci_map *src, struct xrma_sisci_map *dst, void *to,
+			       size_t size)
 {
+	bool src_ok, dst_ok;
+
 	xrma_sisci_barrier();
-	return map_healthy(src) && map_healthy(dst) ? SCI_ERR_OK : SCI_ERR_TRANSFER_FAILED;
+	src_ok = map_healthy(src);
+	dst_ok = map_healthy(dst);
+	if (!src_ok && dst->lseg)
+		memset(to, XRMA_SISCI_UNTRUSTED_BYTE, size);
+	return src_ok && dst_ok ? SCI_ERR_OK : SCI_ERR_TRANSFER_FAILED;
 }
 
 void SCITransferBlock(sci_map_t sourceMap, size_t sourceOffset, sci_map_t destinationMap,
@@ -88,7 +99,7 @@ void SCITransferBlock(sci_map_t sourceMap, size_t sourceOffset, sci_map_t destin
 				  &dst);
 	if (err == SCI_ERR_OK) {
 		memmove((char *)dst->addr + destinationOffset, (char *)src->addr + sourceOffset, size);
-		err = copy_result(src, dst);
+		err = copy_result(src, dst, (char *)dst->addr + destinationOffset, size);
 		xrma_sisci_obj_put(&src->obj);
 		xrma_sisci_obj_put(&dst->obj);
 	}
@@ -115,7 +126,7 @@ static void *block_main(void *arg)
 		done += n;
 	}
 	if (status == SCI_ERR_OK)
-		status = copy_result(b->src, b->dst);
+		status = copy_result(b->src, b->dst, b->to, b->size);
 	pthread_mutex_lock(&b->lock);
 	b->done = true;
 	b->status = status;

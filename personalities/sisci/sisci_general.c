@@ -11,7 +11,6 @@
  */
 #include "personalities/sisci/sisci.h"
 
-#include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,20 +289,76 @@ static sci_error_t query_string(void *data, const char *text)
 	return SCI_ERR_OK;
 }
 
-static unsigned int hwloc_count(hwloc_obj_type_t type)
+/* Count of NUMA nodes or CPUs of the host adapter, from the core's topology. */
+static unsigned int host_count(bool numa)
 {
-	hwloc_topology_t topo;
-	int n;
+	struct xrma_adapter_info host;
+	int count = xrma_adapter_count();
 
-	if (hwloc_topology_init(&topo))
-		return 0;
-	if (hwloc_topology_load(topo)) {
-		hwloc_topology_destroy(topo);
-		return 0;
+	if (count < 1 || xrma_adapter_get(count - 1, &host))
+		return 1;
+	return numa ? (host.numa_count ? host.numa_count : 1) : (host.cpu_count ? host.cpu_count : 1);
+}
+
+/* Adapter facts that come from the topology; false if sub is not one of them. */
+static bool query_topology(struct xrma_ctx *ctx, unsigned int sub, unsigned int *out)
+{
+	struct xrma_adapter_info a;
+	bool pci;
+
+	switch (sub) {
+	case SCI_Q_ADAPTER_NUMA_NODES:
+		*out = host_count(true);
+		return true;
+	case SCI_Q_ADAPTER_CPU_COUNT:
+		*out = host_count(false);
+		return true;
+	case SCI_Q_ADAPTER_CARD_TYPE:
+	case SCI_Q_ADAPTER_NUMA_NODE:
+	case SCI_Q_ADAPTER_LOCAL_CPU_COUNT:
+	case SCI_Q_ADAPTER_PCI_DOMAIN:
+	case SCI_Q_ADAPTER_PCI_BUS:
+	case SCI_Q_ADAPTER_PCI_DEVICE:
+	case SCI_Q_ADAPTER_PCI_FUNCTION:
+	case SCI_Q_ADAPTER_PCI_VENDOR_ID:
+	case SCI_Q_ADAPTER_PCI_DEVICE_ID:
+		break;
+	default:
+		return false;
 	}
-	n = hwloc_get_nbobjs_by_type(topo, type);
-	hwloc_topology_destroy(topo);
-	return n > 0 ? (unsigned int)n : 1u;
+	if (xrma_ctx_adapter(ctx, &a))
+		memset(&a, 0, sizeof(a));
+	pci = a.kind != XRMA_ADAPTER_HOST;
+	switch (sub) {
+	case SCI_Q_ADAPTER_CARD_TYPE:
+		*out = a.kind;
+		break;
+	case SCI_Q_ADAPTER_NUMA_NODE:
+		*out = a.numa_node;
+		break;
+	case SCI_Q_ADAPTER_LOCAL_CPU_COUNT:
+		*out = a.cpu_count;
+		break;
+	case SCI_Q_ADAPTER_PCI_DOMAIN:
+		*out = pci ? a.pci_domain : 0xffffffffu;
+		break;
+	case SCI_Q_ADAPTER_PCI_BUS:
+		*out = pci ? a.pci_bus : 0xffffffffu;
+		break;
+	case SCI_Q_ADAPTER_PCI_DEVICE:
+		*out = pci ? a.pci_dev : 0xffffffffu;
+		break;
+	case SCI_Q_ADAPTER_PCI_FUNCTION:
+		*out = pci ? a.pci_func : 0xffffffffu;
+		break;
+	case SCI_Q_ADAPTER_PCI_VENDOR_ID:
+		*out = pci ? a.vendor_id : 0xffffffffu;
+		break;
+	default:
+		*out = pci ? a.device_id : 0xffffffffu;
+		break;
+	}
+	return true;
 }
 
 static unsigned int clamp_uint(size_t v)
@@ -358,14 +413,9 @@ static sci_error_t query_adapter(struct sci_query_adapter *q)
 	case SCI_Q_ADAPTER_MAX_NODES:
 		*out = node->caps.max_nodes;
 		break;
-	case SCI_Q_ADAPTER_NUMA_NODES:
-		*out = hwloc_count(HWLOC_OBJ_NUMANODE);
-		break;
-	case SCI_Q_ADAPTER_CPU_COUNT:
-		*out = hwloc_count(HWLOC_OBJ_PU);
-		break;
 	default:
-		err = SCI_ERR_ILLEGAL_QUERY;
+		if (!query_topology(node->ctx, q->subcommand, out))
+			err = SCI_ERR_ILLEGAL_QUERY;
 	}
 	node_release(node);
 	return err;

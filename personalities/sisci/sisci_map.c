@@ -174,7 +174,9 @@ void SCIUnmapSegment(sci_map_t map, unsigned int flags, sci_error_t *error)
 /*
  * The PIO copy shared by SCIMemCopy and SCIMemCpy: check, copy, and with
  * ERROR_CHECK make the stores visible and ask the core whether the peer is
- * still there (a lost peer means the bytes went nowhere).
+ * still there (a lost peer means the bytes went nowhere) and whether the
+ * copy, a check point of mapped accesses, had a transaction error; a checked
+ * read that failed leaves the untrusted pattern in the caller's buffer.
  */
 static sci_error_t pio_copy(void *mem, sci_map_t map, size_t offset, size_t size, unsigned int flags)
 {
@@ -198,8 +200,11 @@ static sci_error_t pio_copy(void *mem, sci_map_t map, size_t offset, size_t size
 		xrma_sisci_barrier();
 	}
 	if (err == SCI_ERR_OK && (flags & SCI_FLAG_ERROR_CHECK) && m->rseg &&
-	    !xrma_sisci_rseg_checkpoint(m->rseg))
+	    !xrma_sisci_rseg_checkpoint(m->rseg)) {
 		err = SCI_ERR_TRANSFER_FAILED;
+		if (flags & SCI_FLAG_BLOCK_READ)
+			memset(mem, XRMA_SISCI_UNTRUSTED_BYTE, size);
+	}
 	xrma_sisci_obj_put(&m->obj);
 	return err;
 }

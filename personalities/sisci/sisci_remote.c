@@ -6,7 +6,9 @@
  * and a thread connects, then reports SCI_CB_CONNECT (or SCI_CB_LOST with the
  * failure as status: the spec has no "connect failed" reason). The core's
  * events (disconnect request, lost, link down/up) follow. SCIDisconnectSegment
- * leaves from every state; SCIConnectSCISpace has no model in the core.
+ * leaves from every state. SCIConnectSCISpace imports a window of a node's
+ * SCI space by its 64-bit address (xrma_rseg_open_bus): no handshake, no
+ * events at the owner, the same remote segment otherwise.
  */
 #include "personalities/sisci/sisci.h"
 
@@ -58,13 +60,22 @@ static int rseg_import(struct xrma_sisci_rseg *r)
 	size_t size = 0;
 	int ret;
 
-	ret = xrma_rseg_open(r->node->ctx, r->node_id, r->id, RSEG_ACCESS, 0,
-			     xrma_sisci_connect_timeout(r->timeout), &rseg);
-	/* r is published already, so the owner's first events find it. */
+	uint64_t id = r->id;
+
+	if (r->space)
+		ret = xrma_rseg_open_bus(r->node->ctx, r->node_id, r->bus, r->size, RSEG_ACCESS, 0,
+					 xrma_sisci_connect_timeout(r->timeout), &rseg);
+	else
+		ret = xrma_rseg_open(r->node->ctx, r->node_id, r->id, RSEG_ACCESS, 0,
+				     xrma_sisci_connect_timeout(r->timeout), &rseg);
+	/* r is published already, so the owner's first events find it. Link
+	 * events reach a raw window too: its sequences need them. */
 	if (!ret)
 		ret = xrma_rseg_set_callback(rseg, rseg_on_event, r->obj.handle);
 	if (!ret)
 		ret = xrma_rseg_size(rseg, &size);
+	if (!ret)
+		ret = xrma_rseg_id(rseg, &id);
 	if (ret && rseg) {
 		(void)xrma_rseg_close(rseg);
 		rseg = NULL;
@@ -73,6 +84,7 @@ static int rseg_import(struct xrma_sisci_rseg *r)
 	r->state = ret ? XRMA_SISCI_CONNECT_FAILED : XRMA_SISCI_CONNECTED;
 	r->rseg = ret ? NULL : rseg;
 	r->size = size;
+	r->id = (unsigned int)id;
 	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
 	return ret;
@@ -93,6 +105,58 @@ static void *connect_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A remote segment object for the arguments of a connect, published (so the
+ * owner's first events find it) and counted as a child of its descriptor.
+ * NULL with *err on failure.
+ */
+static struct xrma_sisci_rseg *rseg_new(sci_desc_t sd, const struct xrma_sisci_open_args *args,
+					struct xrma_sisci_desc **d, sci_error_t *err)
+{
+	struct xrma_sisci_node *node;
+	struct xrma_sisci_rseg *r;
+
+	r = xrma_sisci_open_begin(sd, sizeof(*r), args, d, &node, err);
+	if (!r)
+		return NULL;
+	r->desc = *d;
+	r->node = node;
+	r->state = XRMA_SISCI_CONNECTING;
+	pthread_mutex_init(&r->lock, NULL);
+	xrma_sisci_cond_init(&r->cond);
+	return r;
+}
+
+/* Publish r; its events go to cb when set. SCI_ERR_OK or the error (r is freed). */
+static sci_error_t rseg_publish(struct xrma_sisci_rseg *r)
+{
+	sci_error_t err;
+
+	xrma_sisci_evq_init(&r->events, r->cb != NULL);
+	err = xrma_sisci_obj_publish(&r->obj, XRMA_SISCI_RSEG, rseg_destroy);
+	if (err != SCI_ERR_OK) {
+		rseg_destroy(&r->obj);
+		return err;
+	}
+	xrma_sisci_desc_child_add(r->desc);
+	return SCI_ERR_OK;
+}
+
+/* Connect r now; on failure its handle goes stale (it was never handed out). */
+static sci_error_t rseg_connect_now(struct xrma_sisci_rseg *r)
+{
+	struct xrma_sisci_desc *d = r->desc;
+	int ret = rseg_import(r);
+
+	if (!ret)
+		return SCI_ERR_OK;
+	xrma_sisci_obj_ref(&r->obj);
+	xrma_sisci_obj_kill(&r->obj);
+	xrma_sisci_obj_put(&r->obj);   /* frees r */
+	xrma_sisci_desc_child_del(d);
+	return xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
+}
+
 void SCIConnectSegment(sci_desc_t sd, sci_remote_segment_t *segment, unsigned int nodeId,
 		       unsigned int segmentId, unsigned int localAdapterNo,
 		       sci_cb_remote_segment_t callback, void *callbackArg, unsigned int timeout,
@@ -106,44 +170,26 @@ void SCIConnectSegment(sci_desc_t sd, sci_remote_segment_t *segment, unsigned in
 	};
 	bool async = flags & SCI_FLAG_ASYNCHRONOUS_CONNECT;
 	struct xrma_sisci_desc *d;
-	struct xrma_sisci_node *node;
 	struct xrma_sisci_rseg *r;
 	sci_error_t err;
-	int ret;
 
-	r = xrma_sisci_open_begin(sd, sizeof(*r), &args, &d, &node, &err);
+	r = rseg_new(sd, &args, &d, &err);
 	if (!r) {
 		xrma_sisci_set(error, err);
 		return;
 	}
-	r->desc = d;
-	r->node = node;
 	r->node_id = nodeId;
 	r->id = segmentId;
 	r->timeout = timeout;
-	r->state = XRMA_SISCI_CONNECTING;
 	r->cb = (flags & SCI_FLAG_USE_CALLBACK) ? callback : NULL;
 	r->cb_arg = callbackArg;
-	pthread_mutex_init(&r->lock, NULL);
-	xrma_sisci_cond_init(&r->cond);
-	xrma_sisci_evq_init(&r->events, r->cb != NULL);
-	err = xrma_sisci_obj_publish(&r->obj, XRMA_SISCI_RSEG, rseg_destroy);
-	if (err != SCI_ERR_OK) {
-		rseg_destroy(&r->obj);
+	err = rseg_publish(r);
+	if (err != SCI_ERR_OK)
 		goto out;
-	}
-	xrma_sisci_desc_child_add(d);
 	if (!async) {
-		ret = rseg_import(r);
-		if (ret) {
-			/* Never handed out: the handle just goes stale. */
-			err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
-			xrma_sisci_obj_ref(&r->obj);
-			xrma_sisci_obj_kill(&r->obj);
-			xrma_sisci_obj_put(&r->obj);
-			xrma_sisci_desc_child_del(d);
+		err = rseg_connect_now(r);
+		if (err != SCI_ERR_OK)
 			goto out;
-		}
 	} else {
 		xrma_sisci_obj_ref(&r->obj); /* the connect thread's */
 		r->has_connector = true;
@@ -164,28 +210,49 @@ out:
 	xrma_sisci_set(error, err);
 }
 
+/*
+ * The address is SCI's 64-bit one (digest §1.6): nodeId in bits 63..48 and
+ * the offset (hi << 16 | lo) below, the layout of the sci provider's global
+ * addresses. Who may connect is the owner's choice ([sci] raw_space):
+ * SCI_ERR_ACCESS when refused. No timeout is given: the owner's endpoint is
+ * known to live, and its death ends the wait.
+ */
 void SCIConnectSCISpace(sci_desc_t sd, sci_remote_segment_t *segment, sci_address_t address,
 			size_t size, unsigned int localAdapterNo, unsigned int flags, sci_error_t *error)
 {
-	struct xrma_sisci_desc *d = XRMA_SISCI_GET(sd, XRMA_SISCI_DESC, struct xrma_sisci_desc);
-	struct xrma_sisci_node *node;
+	const struct xrma_sisci_open_args args = {
+		.flags = flags,
+		.accepted = 0,
+		.args_ok = segment != NULL,
+		.adapter = localAdapterNo,
+	};
+	struct xrma_sisci_desc *d;
+	struct xrma_sisci_rseg *r;
 	sci_error_t err;
 
-	(void)address;
-	if (!d) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+	r = rseg_new(sd, &args, &d, &err);
+	if (!r) {
+		xrma_sisci_set(error, err);
 		return;
 	}
-	err = xrma_sisci_flags(flags, 0, 0);
-	if (err == SCI_ERR_OK && !segment)
-		err = SCI_ERR_ILLEGAL_PARAMETER;
-	if (err == SCI_ERR_OK)
-		err = xrma_sisci_adapter(d, localAdapterNo, &node);
-	if (err == SCI_ERR_OK && (!size || size % node->caps.page_size))
+	r->space = true;
+	r->node_id = address.nodeId;
+	r->bus = (uint64_t)address.nodeId << 48 | (uint64_t)address.hi << 16 | address.lo;
+	r->size = size;
+	r->timeout = 0;
+	/* Checked here too, so that a provider without raw space still says it first. */
+	if (!size || size % r->node->caps.page_size) {
 		err = SCI_ERR_SIZE_ALIGNMENT;
-	/* Raw address windows need a bus-address import the core does not offer. */
+		xrma_sisci_evq_init(&r->events, false);
+		rseg_destroy(&r->obj);   /* never published */
+		goto out;
+	}
+	err = rseg_publish(r);
 	if (err == SCI_ERR_OK)
-		err = SCI_ERR_NOT_IMPLEMENTED;
+		err = rseg_connect_now(r);
+	if (err == SCI_ERR_OK)
+		*segment = r->obj.handle;
+out:
 	xrma_sisci_obj_put(&d->obj);
 	xrma_sisci_set(error, err);
 }

@@ -12,6 +12,11 @@
  * *error carries the reason whenever the status is not OK.
  * A sequence on a local map always succeeds. Barriers are CPU fences: stores to
  * a mapping are plain stores into shared memory on every provider with maps.
+ * Writes are posted, so their errors show up later: SCIStoreBarrier (unless
+ * it only flushes CPU buffers) is a check point too and answers
+ * SCI_ERR_TRANSFER_FAILED when transaction errors happened on the segment
+ * since the sequence's previous barrier or check; the next SCICheckSequence
+ * still reports them as RETRIABLE or NOT_RETRIABLE.
  */
 #include "personalities/sisci/sisci.h"
 
@@ -20,10 +25,16 @@
 struct xrma_sisci_seq {
 	struct xrma_sisci_obj obj;
 	struct xrma_sisci_map *map;     /* referenced */
-	pthread_mutex_t lock;           /* guards faults_seen and errors_seen */
+	pthread_mutex_t lock;           /* guards the baselines below */
 	unsigned long faults_seen;
-	struct xrma_rseg_errors errors_seen;
+	struct xrma_rseg_errors errors_seen;    /* of checks: since the start, the last check */
+	struct xrma_rseg_errors barrier_seen;   /* of store barriers: the last barrier or check */
 };
+
+static bool errors_grew(const struct xrma_rseg_errors *now, const struct xrma_rseg_errors *then)
+{
+	return now->retriable != then->retriable || now->fatal != then->fatal;
+}
 
 static void seq_destroy(struct xrma_sisci_obj *obj)
 {
@@ -53,6 +64,11 @@ void SCICreateMapSequence(sci_map_t map, sci_sequence_t *sequence, unsigned int 
 	if (err == SCI_ERR_OK) {
 		s->map = m;
 		pthread_mutex_init(&s->lock, NULL);
+		/* Errors from before the sequence existed are none of its business. */
+		if (m->rseg) {
+			xrma_sisci_rseg_errors(m->rseg, 0, &s->errors_seen);
+			s->barrier_seen = s->errors_seen;
+		}
 		err = xrma_sisci_obj_publish(&s->obj, XRMA_SISCI_SEQ, seq_destroy);
 		if (err == SCI_ERR_OK) {
 			__atomic_add_fetch(&m->users, 1, __ATOMIC_ACQ_REL);
@@ -99,9 +115,13 @@ static sci_sequence_status_t seq_status(struct xrma_sisci_seq *s, bool start, sc
 	xrma_sisci_rseg_health(r, &usable, &faults);
 	xrma_sisci_rseg_errors(r, start ? 0 : XRMA_RSEG_ERRORS_MAPPED, &errors);
 	pthread_mutex_lock(&s->lock);
+	/* A check's implicit store barrier reports what a barrier would have. */
+	if (!start)
+		s->barrier_seen = errors;
 	if (start && usable) {
 		s->faults_seen = faults;
 		s->errors_seen = errors;
+		s->barrier_seen = errors;
 	} else if (start) {
 		status = SCI_SEQ_PENDING;
 	} else if (!usable || faults != s->faults_seen) {
@@ -177,6 +197,18 @@ void SCIStoreBarrier(sci_sequence_t sequence, unsigned int flags, sci_error_t *e
 	err = xrma_sisci_flags(flags, SCI_FLAG_FLUSH_CPU_BUFFERS_ONLY, 0);
 	if (err == SCI_ERR_OK)
 		xrma_sisci_barrier();
+	/* Writes are posted: their errors come back now, for the stores since the last
+	 * barrier (a check point) and any transfer to the segment that failed since. */
+	if (err == SCI_ERR_OK && s->map->rseg && !(flags & SCI_FLAG_FLUSH_CPU_BUFFERS_ONLY)) {
+		struct xrma_rseg_errors errors;
+
+		xrma_sisci_rseg_errors(s->map->rseg, XRMA_RSEG_ERRORS_MAPPED, &errors);
+		pthread_mutex_lock(&s->lock);
+		if (errors_grew(&errors, &s->barrier_seen))
+			err = SCI_ERR_TRANSFER_FAILED;
+		s->barrier_seen = errors;
+		pthread_mutex_unlock(&s->lock);
+	}
 	xrma_sisci_obj_put(&s->obj);
 	xrma_sisci_set(error, err);
 }

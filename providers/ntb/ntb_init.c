@@ -16,7 +16,7 @@
 
 static const struct xrma_caps ntb_caps = {
 	.flags = XRMA_CAP_MAP | XRMA_CAP_ATOMIC | XRMA_CAP_REGISTER | XRMA_CAP_DOORBELL |
-		 XRMA_CAP_MULTIPROC | XRMA_CAP_BUS_ADDR,
+		 XRMA_CAP_MULTIPROC | XRMA_CAP_BUS_ADDR | XRMA_CAP_BUS_IMPORT,
 	.page_size = 4096,
 	.max_seg_size = (size_t)512 << 20,
 	.rma_offset_align = 1,
@@ -141,7 +141,10 @@ static const struct xrma_provider_ops ntb_ops = {
 	.spad_read = hostfab_spad_read,
 	.spad_write = hostfab_spad_write,
 	.mem_bus_addr = hostfab_mem_bus_addr,
+	.bus_owner = hostfab_bus_owner,
+	.bus_permit = hostfab_bus_permit,
 	.link_set = hostfab_link_set,
+	.node_objects = hostfab_node_objects,
 };
 
 const struct xrma_provider xrma_prov_ntb = {

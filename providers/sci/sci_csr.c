@@ -7,7 +7,10 @@
  * STATE_SET, NODE_IDS); the rest describe the model. docs/providers.md lists
  * them. The local node's registers are always reachable; a remote node's only
  * while both links are up, which is what SISCI's NO_LINK_ACCESS and
- * NO_REMOTE_LINK_ACCESS tell apart.
+ * NO_REMOTE_LINK_ACCESS tell apart. A node's link (STATE's LINK_OFF) cuts it
+ * from every node; the link between two nodes alone goes down by a fault
+ * (sci.fault_link SRC-DST@...) and is listed in both nodes' LINK_DOWN
+ * registers, where every process of either node sees it.
  */
 #include "providers/sci/sci.h"
 
@@ -23,9 +26,14 @@ enum sci_csr_reg {
 	SCI_CSR_ATT_USED = 0x018,     /* RO: entries its exports take */
 	SCI_CSR_ERROR_COUNT = 0x01c,  /* RW: transaction errors its initiators saw */
 	SCI_CSR_ENDPOINTS = 0x020,    /* RO: live endpoints (processes) of the node */
+	SCI_CSR_OUTSTANDING = 0x024,  /* RO: transaction ids its initiators hold now */
+	SCI_CSR_OUTSTANDING_PEAK = 0x028, /* RW: the most held at once; write 0 to restart */
+	SCI_CSR_LINK_DOWN = 0x040,    /* RO: nodes whose link with this one is down, 16 (0: none) */
 	SCI_CSR_SCRATCH = 0x080,      /* RW: 32 registers for programs, to 0x0fc */
 	SCI_CSR_SPACE = 0x100,
 };
+
+#define SCI_LINK_DOWN_MAX 16
 
 /* STATE bits. LINK_OFF mirrors the modelled link: setting it takes the link down. */
 #define SCI_STATE_LINK_OFF     (1u << 0)
@@ -58,6 +66,10 @@ static int csr_dir(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap *
 	}
 	if (__atomic_load_n(&(*map)->dir->link_down, __ATOMIC_ACQUIRE)) {
 		hostfab_detail("sci: the link of node %u is down", node);
+		return -XRMA_EHOSTUNREACH;
+	}
+	if (xrma_prov_sci_link_pair_down(ep, node)) {
+		hostfab_detail("sci: the link between node %u and node %u is down", ep->self.node, node);
 		return -XRMA_EHOSTUNREACH;
 	}
 	return 0;
@@ -164,7 +176,8 @@ int xrma_prov_sci_csr_write(void *state, uint32_t node, uint32_t offset, uint32_
 		}
 		return value & SCI_STATE_LINK_OFF ? hostfab_link_set(ep, node, !set) : 0;
 	}
-	if (offset == SCI_CSR_ERROR_COUNT || offset >= SCI_CSR_SCRATCH) {
+	if (offset == SCI_CSR_ERROR_COUNT || offset == SCI_CSR_OUTSTANDING_PEAK ||
+	    offset >= SCI_CSR_SCRATCH) {
 		atomic_store_explicit(r, value, memory_order_release);
 		return 0;
 	}
@@ -182,6 +195,18 @@ void xrma_prov_sci_csr_init(struct hostfab_ep *ep)
 			      memory_order_release);
 }
 
+void xrma_prov_sci_csr_outstanding(struct hostfab_ep *ep, int32_t delta)
+{
+	struct hostfab_dir *dir = ep->own->dir;
+	uint32_t now = atomic_fetch_add_explicit(reg(dir, SCI_CSR_OUTSTANDING), (uint32_t)delta,
+						 memory_order_acq_rel) + (uint32_t)delta;
+	uint32_t peak = atomic_load_explicit(reg(dir, SCI_CSR_OUTSTANDING_PEAK), memory_order_relaxed);
+
+	while (delta > 0 && now > peak &&
+	       !atomic_compare_exchange_weak(reg(dir, SCI_CSR_OUTSTANDING_PEAK), &peak, now))
+		;
+}
+
 void xrma_prov_sci_csr_log_error(struct hostfab_ep *ep)
 {
 	struct hostfab_dir *dir = ep->own->dir;
@@ -189,4 +214,60 @@ void xrma_prov_sci_csr_log_error(struct hostfab_ep *ep)
 	atomic_fetch_add_explicit(reg(dir, SCI_CSR_ERROR_COUNT), 1, memory_order_acq_rel);
 	atomic_fetch_or_explicit(reg(dir, SCI_CSR_STATE_SET), SCI_STATE_ERROR_LOGGED,
 				 memory_order_acq_rel);
+}
+
+/* Add (or with up, remove) peer in dir's LINK_DOWN list; false when it is full. */
+static bool link_list_change(struct hostfab_dir *dir, uint32_t peer, bool up)
+{
+	_Atomic uint32_t *list = reg(dir, SCI_CSR_LINK_DOWN);
+
+	for (int i = 0; i < SCI_LINK_DOWN_MAX; i++) {
+		uint32_t v = atomic_load_explicit(&list[i], memory_order_acquire);
+
+		if (v == peer) {
+			if (up)
+				atomic_compare_exchange_strong(&list[i], &v, 0);
+			return true;
+		}
+	}
+	if (up)
+		return true;
+	for (int i = 0; i < SCI_LINK_DOWN_MAX; i++) {
+		uint32_t zero = 0;
+
+		if (atomic_compare_exchange_strong(&list[i], &zero, peer))
+			return true;
+		if (zero == peer)
+			return true;   /* another process listed it meanwhile */
+	}
+	return false;
+}
+
+int xrma_prov_sci_link_pair_set(struct hostfab_ep *ep, uint32_t a, uint32_t b, bool up)
+{
+	struct hostfab_dirmap *ma, *mb;
+	int ret;
+
+	if ((ret = hostfab_dir_peer(ep, a, &ma)) || (ret = hostfab_dir_peer(ep, b, &mb)))
+		return ret;
+	if (!ma->writable || !mb->writable)
+		return -XRMA_EACCES;
+	if (!link_list_change(ma->dir, b, up) || !link_list_change(mb->dir, a, up)) {
+		hostfab_detail("sci: node %u or %u already has %d links down", a, b, SCI_LINK_DOWN_MAX);
+		link_list_change(ma->dir, b, true);
+		return -XRMA_ENOSPC;
+	}
+	hostfab_chan_send_link(ep, a, b, up);
+	hostfab_chan_send_link(ep, b, a, up);
+	return 0;
+}
+
+bool xrma_prov_sci_link_pair_down(struct hostfab_ep *ep, uint32_t peer)
+{
+	_Atomic uint32_t *list = reg(ep->own->dir, SCI_CSR_LINK_DOWN);
+
+	for (int i = 0; i < SCI_LINK_DOWN_MAX; i++)
+		if (atomic_load_explicit(&list[i], memory_order_acquire) == peer)
+			return true;
+	return false;
 }

@@ -7,8 +7,10 @@
  * transfer of n bytes is ceil(n / 64) transactions, each failing with the
  * link's rate; a failure is fatal (not retriable) with fault_fatal's share.
  * Link and loss events fire after a count of transactions towards a node:
- * the node's link goes down (every endpoint of the fabric hears it) and the
- * service thread brings it back after the configured time; a lost node's
+ * the node's link goes down (every endpoint of the fabric hears it), or with
+ * SRC-DST only the link between the two (their endpoints hear it, sci_csr.c
+ * keeps it), and the service thread brings it back after the configured
+ * time; a lost node's
  * processes are killed, as a crash would take them. The initiator counts: SCI
  * sees a transaction fail at the requester, through a timeout or a NAK.
  */
@@ -76,13 +78,20 @@ static int parse_rule(const char *s, struct sci_fault_rule *rule)
 	return parse_fraction(s, &end, &rule->rate) || (*end && *end != ',') ? -XRMA_ECONFIG : 0;
 }
 
-/* One fault_link (NODE@COUNT+MS) or fault_lost (NODE@COUNT) entry. */
+/* One fault_link ([SRC-]NODE@COUNT+MS) or fault_lost (NODE@COUNT) entry. */
 static int parse_event(const char *s, enum sci_event_kind kind, struct sci_fault_event *ev)
 {
 	char *end;
 
-	*ev = (struct sci_fault_event){ .kind = kind };
-	if (parse_node(s, &end, &ev->node) || *end != '@' || parse_count(end + 1, &end, &ev->after))
+	*ev = (struct sci_fault_event){ .kind = kind, .src = SCI_ANY_NODE };
+	if (parse_node(s, &end, &ev->node))
+		return -XRMA_ECONFIG;
+	if (kind == SCI_FAULT_LINK && *end == '-') {
+		ev->src = ev->node;
+		if (parse_node(end + 1, &end, &ev->node) || ev->node == ev->src)
+			return -XRMA_ECONFIG;
+	}
+	if (*end != '@' || parse_count(end + 1, &end, &ev->after))
 		return -XRMA_ECONFIG;
 	if (kind == SCI_FAULT_LINK) {
 		if (*end != '+' || parse_count(end + 1, &end, &ev->down_ms))
@@ -137,7 +146,8 @@ int xrma_prov_sci_fault_parse(const struct xrma_config *cfg, struct sci_fault_co
 	if ((ret = parse_list(cfg, XRMA_CONFIG_SCI_FAULT_RATE, "fault_rate",
 			      "RATE, NODE:RATE or SRC-DST:RATE with RATE in [0, 1]", out, 0)))
 		return ret;
-	if ((ret = parse_list(cfg, XRMA_CONFIG_SCI_FAULT_LINK, "fault_link", "NODE@COUNT+MS", out,
+	if ((ret = parse_list(cfg, XRMA_CONFIG_SCI_FAULT_LINK, "fault_link",
+			      "NODE@COUNT+MS or SRC-DST@COUNT+MS", out,
 			      SCI_FAULT_LINK)))
 		return ret;
 	return parse_list(cfg, XRMA_CONFIG_SCI_FAULT_LOST, "fault_lost", "NODE@COUNT", out,
@@ -252,25 +262,37 @@ static void kill_node(struct hostfab_ep *ep, uint32_t node)
 	}
 }
 
-/* Fire the events of link l reached by n more transactions (under model->lock).
- * *down and *lost say what the caller does once the lock is dropped. */
-static void fire_events_locked(struct sci_model *model, struct sci_link *l, uint64_t n, bool *down,
-			       bool *lost)
+/* What a draw found to do once the model's lock is dropped. */
+struct sci_fired {
+	bool node_down;            /* the destination node's link */
+	bool pair_down;            /* the link between us and the destination */
+	bool lost;
+};
+
+/* Fire the events of link l (from node self) reached by n more transactions
+ * (under model->lock). */
+static void fire_events_locked(struct sci_model *model, uint32_t self, struct sci_link *l,
+			       uint64_t n, struct sci_fired *f)
 {
 	for (size_t i = 0; i < model->faults.event_count; i++) {
 		struct sci_fault_event *ev = &model->faults.events[i];
 
-		if (ev->fired || ev->node != l->dst || l->sent + n <= ev->after)
+		if (ev->fired || ev->node != l->dst || l->sent + n <= ev->after ||
+		    (ev->src != SCI_ANY_NODE && ev->src != self))
 			continue;
 		ev->fired = true;
 		if (ev->kind == SCI_FAULT_LOST) {
 			l->lost = true;
-			*lost = true;
+			f->lost = true;
 			continue;
 		}
-		*down = true;
+		if (ev->src == SCI_ANY_NODE)
+			f->node_down = true;
+		else
+			f->pair_down = true;
 		if (ev->down_ms && model->pending_up_count < SCI_FAULT_RULES_MAX) {
 			model->pending_up[model->pending_up_count].node = l->dst;
+			model->pending_up[model->pending_up_count].peer = ev->src;
 			model->pending_up[model->pending_up_count].up_at_ms = now_ms() + ev->down_ms;
 			model->pending_up_count++;
 			arm_timer_locked(model);
@@ -283,7 +305,7 @@ enum sci_fault_verdict xrma_prov_sci_fault_draw(struct hostfab_ep *ep, uint32_t 
 {
 	struct sci_model *model = sci_model_of(ep);
 	enum sci_fault_verdict verdict = SCI_PASS;
-	bool down = false, lost = false;
+	struct sci_fired fired = { false, false, false };
 	struct sci_link *l;
 
 	if (!model->faults.rule_count && !model->faults.event_count)
@@ -294,7 +316,7 @@ enum sci_fault_verdict xrma_prov_sci_fault_draw(struct hostfab_ep *ep, uint32_t 
 		pthread_mutex_unlock(&model->lock);
 		return SCI_PASS;
 	}
-	fire_events_locked(model, l, n, &down, &lost);
+	fire_events_locked(model, ep->self.node, l, n, &fired);
 	if (l->lost) {
 		verdict = SCI_NODE_LOST;
 		*at = 0;
@@ -308,17 +330,19 @@ enum sci_fault_verdict xrma_prov_sci_fault_draw(struct hostfab_ep *ep, uint32_t 
 	}
 	l->sent += n;
 	pthread_mutex_unlock(&model->lock);
-	if (lost)
+	if (fired.lost)
 		kill_node(ep, node);
-	if (down)
+	if (fired.node_down)
 		(void)hostfab_link_set(ep, node, false);
+	if (fired.pair_down)
+		(void)xrma_prov_sci_link_pair_set(ep, ep->self.node, node, false);
 	return verdict;
 }
 
 void xrma_prov_sci_fault_progress(struct hostfab_ep *ep)
 {
 	struct sci_model *model = sci_model_of(ep);
-	uint32_t up[SCI_FAULT_RULES_MAX];
+	struct { uint32_t node, peer; } up[SCI_FAULT_RULES_MAX];
 	size_t count = 0, keep = 0;
 	uint64_t expirations, now = now_ms();
 
@@ -326,16 +350,21 @@ void xrma_prov_sci_fault_progress(struct hostfab_ep *ep)
 		return;
 	pthread_mutex_lock(&model->lock);
 	for (size_t i = 0; i < model->pending_up_count; i++) {
-		if (model->pending_up[i].up_at_ms <= now)
-			up[count++] = model->pending_up[i].node;
-		else
+		if (model->pending_up[i].up_at_ms <= now) {
+			up[count].node = model->pending_up[i].node;
+			up[count++].peer = model->pending_up[i].peer;
+		} else
 			model->pending_up[keep++] = model->pending_up[i];
 	}
 	model->pending_up_count = keep;
 	arm_timer_locked(model);
 	pthread_mutex_unlock(&model->lock);
-	for (size_t i = 0; i < count; i++)
-		(void)hostfab_link_set(ep, up[i], true);
+	for (size_t i = 0; i < count; i++) {
+		if (up[i].peer == SCI_ANY_NODE)
+			(void)hostfab_link_set(ep, up[i].node, true);
+		else
+			(void)xrma_prov_sci_link_pair_set(ep, up[i].peer, up[i].node, true);
+	}
 }
 
 bool xrma_prov_sci_fault_lost(struct hostfab_ep *ep, uint32_t node)

@@ -17,6 +17,7 @@
 static int sci_read_limits(const struct xrma_config *cfg, struct sci_model *model)
 {
 	uint64_t entries, page;
+	const char *raw;
 
 	if (xrma_config_size(cfg, XRMA_CONFIG_SCI_ATT_ENTRIES, 1u << 20, &entries) || !entries) {
 		hostfab_detail("sci: sci.att_entries must be 1..1048576");
@@ -29,11 +30,23 @@ static int sci_read_limits(const struct xrma_config *cfg, struct sci_model *mode
 	}
 	model->att_entries = (uint32_t)entries;
 	model->att_page_size = page;
+	raw = xrma_config_value(cfg, XRMA_CONFIG_SCI_RAW_SPACE);
+	if (!raw || !*raw || !strcmp(raw, "user")) {
+		model->raw_space = SCI_RAW_USER;
+	} else if (!strcmp(raw, "all")) {
+		model->raw_space = SCI_RAW_ALL;
+	} else if (!strcmp(raw, "none")) {
+		model->raw_space = SCI_RAW_NONE;
+	} else {
+		hostfab_detail("sci: sci.raw_space '%s' is not user, all or none", raw);
+		return -XRMA_ECONFIG;
+	}
 	return xrma_prov_sci_fault_parse(cfg, &model->faults);
 }
 
 static void sci_model_free(struct sci_model *model)
 {
+	xrma_prov_sci_post_fini(&model->posted);
 	xrma_prov_sci_fault_release(model);
 	if (model->poll_fd >= 0)
 		close(model->poll_fd);
@@ -75,6 +88,7 @@ static int sci_open(const struct xrma_prov_open_args *args, void **state, struct
 	if (!model)
 		return -XRMA_ENOMEM;
 	pthread_mutex_init(&model->lock, NULL);
+	xrma_prov_sci_post_init(&model->posted);
 	model->timer_fd = model->poll_fd = -1;
 	ret = sci_read_limits(args->config, model);
 	if (ret) {
@@ -87,6 +101,7 @@ static int sci_open(const struct xrma_prov_open_args *args, void **state, struct
 		.mw_size = (uint64_t)model->att_entries * model->att_page_size,
 		.xlat_align = model->att_page_size,
 		.bus_base = sci_global_addr(args->node_id, 0),
+		.bus_node_shift = SCI_OFFSET_BITS,
 	};
 	ret = hostfab_open(&model->m, args, state, self);
 	if (ret) {
@@ -115,6 +130,9 @@ static void sci_close(void *state)
 	struct hostfab_ep *ep = state;
 	struct sci_model *model = ep ? sci_model_of(ep) : NULL;
 
+	/* The engine thread uses the endpoint: it goes first. */
+	if (model)
+		xrma_prov_sci_post_stop(&model->posted);
 	hostfab_close(state);
 	if (model)
 		sci_model_free(model);
@@ -142,6 +160,8 @@ static int sci_node_probe(void *state, uint32_t node, int timeout_ms)
 		return -XRMA_ENETDOWN;
 	if (xrma_prov_sci_fault_lost(ep, node))
 		return -XRMA_ENODEV;
+	if (node != ep->self.node && xrma_prov_sci_link_pair_down(ep, node))
+		return -XRMA_EHOSTUNREACH;
 	return hostfab_node_probe(state, node, timeout_ms);
 }
 
@@ -174,12 +194,16 @@ static const struct xrma_provider_ops sci_ops = {
 	.mem_import = xrma_prov_sci_mem_import,
 	.mem_unimport = xrma_prov_sci_mem_unimport,
 	.rma = xrma_prov_sci_rma,
+	.rma_post = xrma_prov_sci_rma_post,
 	.mem_register = hostfab_mem_register,
 	.map = xrma_prov_sci_map,
 	.unmap = xrma_prov_sci_unmap,
 	.atomic = xrma_prov_sci_atomic,
 	.link_set = hostfab_link_set,
+	.node_objects = hostfab_node_objects,
 	.mem_bus_addr = hostfab_mem_bus_addr,
+	.bus_owner = xrma_prov_sci_bus_owner,
+	.bus_permit = xrma_prov_sci_bus_permit,
 	.csr_read = xrma_prov_sci_csr_read,
 	.csr_write = xrma_prov_sci_csr_write,
 	.rmem_errors = xrma_prov_sci_rmem_errors,

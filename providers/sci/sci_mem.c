@@ -7,7 +7,8 @@
  * and so a global address (node << 48 | offset, xrma_seg_bus_addr). An import
  * takes entries of the importer's ATT, counted per context; the table's
  * limits are the refusals the documentation lists, each with a detail that
- * names them.
+ * names them. A raw import by global address (SCIConnectSCISpace) finds its
+ * owner in the node's ATT; the owner's [sci] raw_space says who may do it.
  */
 #include "providers/sci/sci.h"
 
@@ -102,4 +103,42 @@ void xrma_prov_sci_mem_unimport(void *state, struct xrma_prov_rmem *rmem)
 	model->import_entries -= r->att_entries;
 	pthread_mutex_unlock(&model->lock);
 	free(r);
+}
+
+int xrma_prov_sci_bus_owner(void *state, uint32_t node, uint64_t bus, struct xrma_prov_addr *owner)
+{
+	if (!sci_node_valid(node)) {
+		hostfab_detail("sci: %u is not an SCI node id (multiples of 4, 4..0x%x)", node,
+			       SCI_NODE_MAX);
+		return -XRMA_ENODEV;
+	}
+	/* A global address names its node: one of another node is not in node's space. */
+	if (bus >> SCI_OFFSET_BITS != node) {
+		hostfab_detail("sci: 0x%016llx is an address of node %llu, not of node %u",
+			       (unsigned long long)bus, (unsigned long long)(bus >> SCI_OFFSET_BITS),
+			       node);
+		return -XRMA_ENOENT;
+	}
+	return hostfab_bus_owner(state, node, bus, owner);
+}
+
+int xrma_prov_sci_bus_permit(void *state, const struct xrma_prov_addr *src)
+{
+	struct hostfab_ep *ep = state;
+
+	if (!ep || !src)
+		return -XRMA_EINVAL;
+	switch (sci_model_of(ep)->raw_space) {
+	case SCI_RAW_ALL:
+		return 0;
+	case SCI_RAW_USER:
+		if (hostfab_peer_same_user(ep, src))
+			return 0;
+		break;
+	case SCI_RAW_NONE:
+		break;
+	}
+	hostfab_detail("sci: node %u refuses raw SCI space access to node %u (sci.raw_space)",
+		       ep->self.node, src->node);
+	return -XRMA_EPERM;
 }

@@ -57,10 +57,12 @@ static void vec_spoil(const struct iovec *iov, size_t count, size_t from, size_t
 	}
 }
 
+/* Our node's link, the owner's, or the one between the two is down. */
 static bool link_is_down(struct hostfab_ep *ep, struct sci_rmem *r)
 {
 	return __atomic_load_n(&ep->own->dir->link_down, __ATOMIC_ACQUIRE) ||
-	       (r->h->odir && __atomic_load_n(&r->h->odir->dir->link_down, __ATOMIC_ACQUIRE));
+	       (r->h->odir && __atomic_load_n(&r->h->odir->dir->link_down, __ATOMIC_ACQUIRE)) ||
+	       xrma_prov_sci_link_pair_down(ep, r->node);
 }
 
 /* Count one error against r and the node; fatal ones need the path restored. */
@@ -100,14 +102,24 @@ int xrma_prov_sci_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *r
 	struct xrma_prov_rmem *h;
 	size_t total, moved;
 	uint64_t n, at = 0;
-	int ret;
+	int ret = 0;
 
 	if (!ep || !r || (!iov && count))
 		return -XRMA_EINVAL;
 	h = (struct xrma_prov_rmem *)r->h;
 	total = vec_total(iov, count);
 	n = (total + SCI_TRANSACTION_SIZE - 1) / SCI_TRANSACTION_SIZE;
-	if (!total || !(ret = draw(ep, r, n, &at))) {
+	/* A link that is down, or that the draw's events took down: the first
+	 * transaction times out, and nothing follows it. */
+	if (total && (link_is_down(ep, r) || (!(ret = draw(ep, r, n, &at)) && link_is_down(ep, r)))) {
+		count_error(ep, r, true);
+		hostfab_detail("sci: the link between node %u and node %u is down", ep->self.node,
+			       r->node);
+		if (op == XRMA_RMA_READ)
+			vec_spoil(iov, count, 0, total < SCI_TRANSACTION_SIZE ? total : SCI_TRANSACTION_SIZE);
+		return -XRMA_ETRANSFER;
+	}
+	if (!total || !ret) {
 		ret = hostfab_rma(state, op, h, offset, iov, count, flags);
 		if (ret == -XRMA_ETRANSFER && link_is_down(ep, r))
 			count_error(ep, r, true);
@@ -139,6 +151,10 @@ int xrma_prov_sci_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset
 	if (!ep || !r)
 		return -XRMA_EINVAL;
 	/* One lock transaction: it happens whole or not at all. */
+	if (link_is_down(ep, r)) {
+		count_error(ep, r, true);
+		return -XRMA_ETRANSFER;
+	}
 	ret = draw(ep, r, 1, &at);
 	if (!ret)
 		ret = hostfab_atomic(state, (struct xrma_prov_rmem *)r->h, offset, op, operand, compare,

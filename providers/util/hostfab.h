@@ -23,6 +23,7 @@
  *                    memory, or the owner's copy through a staging buffer when
  *                    cross-memory attach is denied or disabled; atomics; map.
  *  - hostfab_db.c    doorbells (spin, then futex) and scratchpads.
+ *  - hostfab_objects.c  a node's live objects with their owners, for xrma_info.
  *  - hostfab_init.c  open/close, node discovery.
  *
  * Locking: ep->lock guards the endpoint's mutable state (connections, peers,
@@ -66,6 +67,9 @@ struct hostfab_model {
 	uint32_t spad_count;        /* scratchpad registers */
 	uint32_t max_peers;         /* other nodes reachable (0: unlimited) */
 	uint64_t bus_base;          /* bus address of window 0 (XRMA_CAP_BUS_ADDR) */
+	/* Bus addresses carry the node id from this bit up (0: every node's
+	 * windows start at bus_base, as behind each NTB). */
+	uint32_t bus_node_shift;
 };
 
 /* ---------------------------------------------------------------- directory */
@@ -288,18 +292,24 @@ void hostfab_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* hostfab_dir.c */
 int hostfab_dir_open(struct hostfab_ep *ep, uint32_t node, bool create, struct hostfab_dirmap **out);
 void hostfab_dir_close(struct hostfab_dirmap *map);
-/* A peer node's directory, mapped once and cached; XRMA_ENODEV if absent. */
 /*
- * The directory of node, mapped once and kept. Every successful call must be paired
- * with hostfab_dir_put: a directory whose node went away (its file unlinked) is retired
- * and unmapped when its last holder (an import, a lookup in progress) lets go.
+ * The directory of node, mapped once and kept; XRMA_ENODEV if absent. Every successful
+ * call must be paired with hostfab_dir_put: a directory whose node went away (its file
+ * unlinked) is retired and unmapped when its last holder (an import, a lookup in
+ * progress) lets go.
  */
 int hostfab_dir_peer(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out);
 void hostfab_dir_put(struct hostfab_ep *ep, struct hostfab_dirmap *map);
+/* hostfab_dir_peer for a reader of node: XRMA_EACCES (another user), else XRMA_ENODEV. */
+int hostfab_dir_reader(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out);
 int hostfab_dir_lock(struct hostfab_ep *ep, struct hostfab_dir *dir);
 void hostfab_dir_unlock(struct hostfab_dir *dir);
 void hostfab_dir_write_begin(struct hostfab_dir *dir);
 void hostfab_dir_write_end(struct hostfab_dir *dir);
+/* Lock-free readers: begin waits for an even count and returns it; retry says whether a
+ * writer ran since (the loads in between must then be taken again). */
+uint32_t hostfab_dir_read_begin(const struct hostfab_dirmap *map);
+bool hostfab_dir_read_retry(const struct hostfab_dir *dir, uint32_t seq);
 /* Join the node: take a slot (reclaiming dead ones) and an endpoint number. */
 int hostfab_dir_join(struct hostfab_ep *ep);
 /* Leave: free our slot, names and exports; unlink the file if the node empties. */
@@ -320,11 +330,21 @@ int hostfab_dir_export_add(struct hostfab_ep *ep, uint64_t len, uint32_t access,
 			   uint64_t *gen, uint64_t *bus);
 void hostfab_dir_export_set_access(struct hostfab_ep *ep, uint32_t index, uint32_t access);
 void hostfab_dir_export_remove(struct hostfab_ep *ep, uint32_t index, uint64_t gen);
+/* The live endpoint whose export holds offset of window in map's node:
+ * 0, XRMA_ENOENT (none), XRMA_ENODEV (the node is gone). */
+int hostfab_dir_export_owner(struct hostfab_ep *ep, struct hostfab_dirmap *map, uint16_t window,
+			     uint64_t offset, uint32_t *epno);
+/* The uid of live endpoint epno of map's node; false if there is none. */
+bool hostfab_dir_ep_uid(struct hostfab_dirmap *map, uint32_t epno, uint32_t *uid);
 
 int hostfab_name_bind(void *state, enum xrma_ns ns, uint64_t *id, uint64_t min, uint64_t max);
 int hostfab_name_unbind(void *state, enum xrma_ns ns, uint64_t id);
 int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id,
 			struct xrma_prov_addr *owner);
+
+/* hostfab_objects.c: the node_objects op (a node's contexts, names and exports). */
+int hostfab_node_objects(void *state, uint32_t node,
+			 int (*report)(void *arg, const struct xrma_node_object *obj), void *arg);
 
 /* hostfab_chan.c */
 void hostfab_sockname(const struct hostfab_ep *ep, uint32_t node, uint32_t epno, char *buf,
@@ -341,8 +361,10 @@ void hostfab_chan_destroy(struct hostfab_ep *ep);
 int hostfab_progress_fd(void *state);
 int hostfab_progress(void *state);
 int hostfab_ctrl_send(void *state, const struct xrma_prov_addr *dst, const void *msg, size_t len);
-/* Tell every live endpoint of the fabric that node's link changed. */
+/* Tell every live endpoint of the fabric that node's link changed; _send_link
+ * tells those of node `to` only that their link to `about` did. */
 void hostfab_chan_broadcast_link(struct hostfab_ep *ep, uint32_t node, bool up);
+void hostfab_chan_send_link(struct hostfab_ep *ep, uint32_t to, uint32_t about, bool up);
 
 /* hostfab_mem.c */
 int hostfab_mem_alloc(void *state, size_t len, struct xrma_prov_mem **mem, void **addr);
@@ -360,6 +382,12 @@ void hostfab_mem_serve(struct hostfab_ep *ep, struct hostfab_conn *conn, const v
 		       size_t len);
 void hostfab_mem_release_all(struct hostfab_ep *ep);
 int hostfab_mem_bus_addr(void *state, struct xrma_prov_mem *mem, uint64_t *bus);
+/* XRMA_CAP_BUS_IMPORT: the endpoint whose export holds bus on node; the permit of
+ * the host fabric lets in the owner's own user only. */
+int hostfab_bus_owner(void *state, uint32_t node, uint64_t bus, struct xrma_prov_addr *owner);
+int hostfab_bus_permit(void *state, const struct xrma_prov_addr *src);
+/* Whether src's endpoint runs as our user (false if it is gone). */
+bool hostfab_peer_same_user(struct hostfab_ep *ep, const struct xrma_prov_addr *src);
 /* Ask owner for a descriptor (kind FETCH or STAGE); keeps the connection in *conn_fd if asked. */
 int hostfab_mem_request(struct hostfab_ep *ep, const struct xrma_prov_addr *owner,
 			const struct hostfab_key *k, uint32_t kind, uint32_t access, int *conn_fd,

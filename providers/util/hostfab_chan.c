@@ -684,6 +684,34 @@ void hostfab_chan_destroy(struct hostfab_ep *ep)
 	ep->epfd = -1;
 }
 
+void hostfab_chan_send_link(struct hostfab_ep *ep, uint32_t to, uint32_t about, bool up)
+{
+	struct hostfab_dirmap *map;
+
+	if (hostfab_dir_peer(ep, to, &map))
+		return;
+	for (int s = 0; s < HOSTFAB_EP_MAX; s++) {
+		struct xrma_prov_addr dst = { to, 0 };
+		unsigned char pkt[sizeof(struct hostfab_hdr) + 2 * sizeof(uint32_t)];
+		struct hostfab_hdr hdr = { .kind = HOSTFAB_MSG_LINK, .node = ep->self.node,
+					   .ep = ep->self.ep };
+		uint32_t v[2] = { about, up };
+		int fd;
+
+		if (__atomic_load_n(&map->dir->slots[s].state, __ATOMIC_ACQUIRE) != HOSTFAB_SLOT_LIVE)
+			continue;
+		dst.ep = __atomic_load_n(&map->dir->slots[s].ep, __ATOMIC_RELAXED);
+		fd = hostfab_chan_dial(ep, &dst);
+		if (fd < 0)
+			continue;
+		memcpy(pkt, &hdr, sizeof(hdr));
+		memcpy(pkt + sizeof(hdr), v, sizeof(v));
+		hostfab_pkt_send(fd, pkt, sizeof(pkt), -1);
+		close(fd);
+	}
+	hostfab_dir_put(ep, map);
+}
+
 void hostfab_chan_broadcast_link(struct hostfab_ep *ep, uint32_t node, bool up)
 {
 	uint32_t ids[1024];
@@ -691,31 +719,6 @@ void hostfab_chan_broadcast_link(struct hostfab_ep *ep, uint32_t node, bool up)
 
 	if (hostfab_node_list(ep, ids, 1024, &count))
 		return;
-	for (size_t i = 0; i < count && i < 1024; i++) {
-		struct hostfab_dirmap *map;
-
-		if (hostfab_dir_peer(ep, ids[i], &map))
-			continue;
-		for (int s = 0; s < HOSTFAB_EP_MAX; s++) {
-			struct xrma_prov_addr dst = { ids[i], 0 };
-			unsigned char pkt[sizeof(struct hostfab_hdr) + 2 * sizeof(uint32_t)];
-			struct hostfab_hdr hdr = { .kind = HOSTFAB_MSG_LINK, .node = ep->self.node,
-						   .ep = ep->self.ep };
-			uint32_t v[2] = { node, up };
-			int fd;
-
-			if (__atomic_load_n(&map->dir->slots[s].state, __ATOMIC_ACQUIRE) !=
-			    HOSTFAB_SLOT_LIVE)
-				continue;
-			dst.ep = __atomic_load_n(&map->dir->slots[s].ep, __ATOMIC_RELAXED);
-			fd = hostfab_chan_dial(ep, &dst);
-			if (fd < 0)
-				continue;
-			memcpy(pkt, &hdr, sizeof(hdr));
-			memcpy(pkt + sizeof(hdr), v, sizeof(v));
-			hostfab_pkt_send(fd, pkt, sizeof(pkt), -1);
-			close(fd);
-		}
-		hostfab_dir_put(ep, map);
-	}
+	for (size_t i = 0; i < count && i < 1024; i++)
+		hostfab_chan_send_link(ep, ids[i], node, up);
 }

@@ -228,6 +228,13 @@ void hostfab_dir_put(struct hostfab_ep *ep, struct hostfab_dirmap *map)
 		hostfab_dir_close(map);
 }
 
+int hostfab_dir_reader(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out)
+{
+	int ret = hostfab_dir_peer(ep, node, out);
+
+	return !ret || ret == -XRMA_EACCES ? ret : -XRMA_ENODEV;
+}
+
 int hostfab_dir_lock(struct hostfab_ep *ep, struct hostfab_dir *dir)
 {
 	int r = pthread_mutex_lock(&dir->lock);
@@ -259,6 +266,33 @@ void hostfab_dir_write_begin(struct hostfab_dir *dir)
 void hostfab_dir_write_end(struct hostfab_dir *dir)
 {
 	atomic_fetch_add_explicit(&dir->seq, 1, memory_order_release);
+}
+
+uint32_t hostfab_dir_read_begin(const struct hostfab_dirmap *map)
+{
+	struct hostfab_dir *dir = map->dir;
+
+	for (int spins = 0;; spins++) {
+		uint32_t seq = atomic_load_explicit(&dir->seq, memory_order_acquire);
+
+		if (!(seq & 1))
+			return seq;
+		/* A writer is never long inside; yield once spinning stops paying. */
+		if (spins > 64)
+			sched_yield();
+		/*
+		 * A writer that died inside leaves the count odd until the next one to take the
+		 * lock repairs it (hostfab_dir_lock): be that one, now and then.
+		 */
+		if (spins % 1024 == 1023 && map->writable && hostfab_dir_lock(NULL, dir) == 0)
+			hostfab_dir_unlock(dir);
+	}
+}
+
+bool hostfab_dir_read_retry(const struct hostfab_dir *dir, uint32_t seq)
+{
+	xrma_prov_full_fence();   /* entry loads stay before the second count */
+	return atomic_load_explicit(&dir->seq, memory_order_relaxed) != seq;
 }
 
 /* ---- slots and liveness ---- */
@@ -695,34 +729,22 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 
 	if (!ep || !owner || (unsigned)ns >= XRMA_NS_COUNT)
 		return -XRMA_EINVAL;
-	ret = hostfab_dir_peer(ep, node, &map);
+	ret = hostfab_dir_reader(ep, node, &map);
 	if (ret)
-		return ret == -XRMA_EACCES ? -XRMA_EACCES : -XRMA_ENODEV;
+		return ret;
 	dir = map->dir;
-	for (int spins = 0;; spins++) {
-		uint32_t seq = atomic_load_explicit(&dir->seq, memory_order_acquire);
+	for (;;) {
+		uint32_t seq = hostfab_dir_read_begin(map);
 		long i;
 		int slot = -1;
 
-		if (seq & 1) {
-			if (spins > 64)
-				sched_yield();
-			/*
-			 * A writer that died inside leaves the count odd until the next one to
-			 * take the lock repairs it (hostfab_dir_lock): be that one, now and then.
-			 */
-			if (spins % 1024 == 1023 && map->writable && hostfab_dir_lock(ep, dir) == 0)
-				hostfab_dir_unlock(dir);
-			continue;
-		}
 		i = name_find(dir, (uint16_t)ns, id);
 		if (i >= 0) {
 			slot = __atomic_load_n(&dir->names[i].slot, __ATOMIC_RELAXED);
 			if (slot < HOSTFAB_EP_MAX)
 				epno = __atomic_load_n(&dir->slots[slot].ep, __ATOMIC_RELAXED);
 		}
-		xrma_prov_full_fence();   /* entry loads stay before the second count */
-		if (atomic_load_explicit(&dir->seq, memory_order_relaxed) != seq)
+		if (hostfab_dir_read_retry(dir, seq))
 			continue;
 		if (i < 0 || slot >= HOSTFAB_EP_MAX) {
 			ret = hostfab_dir_node_live(ep, map) ? -XRMA_ENOENT : -XRMA_ENODEV;
@@ -744,6 +766,59 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 }
 
 /* ---- exports and window space ---- */
+
+int hostfab_dir_export_owner(struct hostfab_ep *ep, struct hostfab_dirmap *map, uint16_t window,
+			     uint64_t offset, uint32_t *epno)
+{
+	struct hostfab_dir *dir = map->dir;
+
+	for (int spins = 0;; spins++) {
+		uint32_t seq = atomic_load_explicit(&dir->seq, memory_order_acquire);
+		int slot = -1;
+
+		if (seq & 1) {
+			if (spins > 64)
+				sched_yield();
+			continue;
+		}
+		for (size_t i = 0; i < HOSTFAB_EXPORT_MAX && slot < 0; i++) {
+			const struct hostfab_dir_export *e = &dir->exports[i];
+			uint64_t at = __atomic_load_n(&e->win_offset, __ATOMIC_RELAXED);
+
+			if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) != HOSTFAB_EXPORT_LIVE ||
+			    __atomic_load_n(&e->window, __ATOMIC_RELAXED) != window || offset < at ||
+			    offset - at >= __atomic_load_n(&e->len, __ATOMIC_RELAXED))
+				continue;
+			slot = __atomic_load_n(&e->slot, __ATOMIC_RELAXED);
+			if (slot < HOSTFAB_EP_MAX)
+				*epno = __atomic_load_n(&dir->slots[slot].ep, __ATOMIC_RELAXED);
+		}
+		xrma_prov_full_fence();   /* entry loads stay before the second count */
+		if (atomic_load_explicit(&dir->seq, memory_order_relaxed) != seq)
+			continue;
+		if (slot < 0 || slot >= HOSTFAB_EP_MAX)
+			return hostfab_dir_node_live(ep, map) ? -XRMA_ENOENT : -XRMA_ENODEV;
+		if (!slot_alive(map, slot)) {
+			hostfab_dir_remove_if_dead(ep, map);
+			return hostfab_dir_node_live(ep, map) ? -XRMA_ENOENT : -XRMA_ENODEV;
+		}
+		return 0;
+	}
+}
+
+bool hostfab_dir_ep_uid(struct hostfab_dirmap *map, uint32_t epno, uint32_t *uid)
+{
+	for (size_t i = 0; i < HOSTFAB_EP_MAX; i++) {
+		const struct hostfab_dir_slot *s = &map->dir->slots[i];
+
+		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == HOSTFAB_SLOT_LIVE &&
+		    __atomic_load_n(&s->ep, __ATOMIC_RELAXED) == epno) {
+			*uid = __atomic_load_n(&s->uid, __ATOMIC_RELAXED);
+			return true;
+		}
+	}
+	return false;
+}
 
 /* First fit of need bytes in window w among the live exports; UINT64_MAX if none. */
 static uint64_t window_fit_locked(const struct hostfab_dir *dir, const struct hostfab_model *m,

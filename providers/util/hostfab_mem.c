@@ -480,3 +480,66 @@ int hostfab_mem_bus_addr(void *state, struct xrma_prov_mem *mem, uint64_t *bus)
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
 }
+
+int hostfab_bus_owner(void *state, uint32_t node, uint64_t bus, struct xrma_prov_addr *owner)
+{
+	struct hostfab_ep *ep = state;
+	const struct hostfab_model *m;
+	struct hostfab_dirmap *map;
+	uint64_t base, rel;
+	uint32_t epno = 0;
+	int ret;
+
+	if (!ep || !owner)
+		return -XRMA_EINVAL;
+	m = ep->model;
+	base = m->bus_node_shift ? (uint64_t)node << m->bus_node_shift : m->bus_base;
+	if (hostfab_dir_peer(ep, node, &map))
+		map = NULL;
+	if (!map || !hostfab_dir_node_live(ep, map)) {
+		hostfab_dir_put(ep, map);
+		hostfab_detail("%s: node %u is not on this fabric", m->name, node);
+		return -XRMA_ENODEV;
+	}
+	if (bus < base || (m->mw_count && bus - base >= (uint64_t)m->mw_count * m->mw_size)) {
+		hostfab_dir_put(ep, map);
+		hostfab_detail("%s: 0x%llx is outside node %u's inbound windows", m->name,
+			       (unsigned long long)bus, node);
+		return -XRMA_ENOENT;
+	}
+	rel = bus - base;
+	ret = hostfab_dir_export_owner(ep, map, m->mw_count ? (uint16_t)(rel / m->mw_size) : 0,
+				       m->mw_count ? rel % m->mw_size : rel, &epno);
+	hostfab_dir_put(ep, map);
+	if (ret == -XRMA_ENOENT)
+		hostfab_detail("%s: no memory exported at 0x%llx on node %u", m->name,
+			       (unsigned long long)bus, node);
+	if (ret)
+		return ret;
+	owner->node = node;
+	owner->ep = epno;
+	return 0;
+}
+
+bool hostfab_peer_same_user(struct hostfab_ep *ep, const struct xrma_prov_addr *src)
+{
+	struct hostfab_dirmap *map;
+	uint32_t uid;
+	bool same;
+
+	if (hostfab_dir_peer(ep, src->node, &map))
+		return false;
+	same = hostfab_dir_ep_uid(map, src->ep, &uid) && uid == (uint32_t)ep->uid;
+	hostfab_dir_put(ep, map);
+	return same;
+}
+
+int hostfab_bus_permit(void *state, const struct xrma_prov_addr *src)
+{
+	struct hostfab_ep *ep = state;
+
+	if (!ep || !src)
+		return -XRMA_EINVAL;
+	/* Raw access bypasses the owner's segment rules: only its own user gets it. */
+	return hostfab_peer_same_user(ep, src) ? 0 : -XRMA_EPERM;
+}

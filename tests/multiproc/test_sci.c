@@ -5,7 +5,8 @@
  * register file, and fault injection: the same seed gives the same faults,
  * a failed write moves only the transactions before the failed one, a failed
  * read never passes for good data, errors are counted per import and in the
- * node's registers, configured link events reach importers, and a lost node's
+ * node's registers, configured link events reach importers, a fault of the
+ * link between two nodes spares every other link, and a lost node's
  * process dies and its importers see it lost. Settings come from the
  * environment, read when each context opens.
  */
@@ -82,6 +83,15 @@ static int transfer(struct xrma_ctx *ctx, enum xrma_rma_op op, struct fixture_se
 	ret = xrma_dmaq_post(q, op, &iov, 1, r, offset, len, 0, XRMA_RMA_SYNC);
 	assert_rc(xrma_dmaq_close(q), 0);
 	return ret;
+}
+
+/* A CSR register that must be readable. */
+static uint32_t csr(struct xrma_ctx *ctx, uint32_t node, uint32_t offset)
+{
+	uint32_t v = UINT32_MAX;
+
+	assert_rc(xrma_node_csr_read(ctx, node, offset, &v), 0);
+	return v;
 }
 
 /* Wait until node's exports take want ATT entries (a closed segment is unexported
@@ -416,6 +426,153 @@ static void test_sci_configured_link_fault_goes_down_and_up(void **state)
 	assert_rc(xrma_ctx_close(a), 0);
 }
 
+#define CSR_LINK_DOWN 0x040
+
+/* The first event of r within the deadline, its type (0 if none came). */
+static enum xrma_event_type next_event(struct xrma_rseg *r, int timeout_ms)
+{
+	struct xrma_event ev = { 0 };
+
+	return xrma_rseg_wait_event(r, timeout_ms, &ev) ? 0 : ev.type;
+}
+
+static void test_sci_configured_fault_of_one_link_spares_the_others(void **state)
+{
+	struct xrma_ctx *a, *b, *c;
+	struct fixture_seg sa, sc, lb, lc;
+	struct xrma_rseg *ba, *bc, *ca;
+	struct xrma_event ev;
+	uint32_t v;
+	int failures = 0;
+
+	(void)state;
+	a = open_node(4);
+	c = open_node(12);
+	/* Node 8's link to node 4 goes down after 2 transactions of node 8's, for 300 ms. */
+	setenv("XRMA_SCI_FAULT_LINK", "8-4@2+300", 1);
+	b = open_node(8);
+	unsetenv("XRMA_SCI_FAULT_LINK");
+	pair_import(a, b, 4, FIXTURE_PAGE, &sa, &ba);
+	pair_import(c, b, 12, FIXTURE_PAGE, &sc, &bc);
+	assert_rc(xrma_rseg_open(c, 4, sa.id, RW, 0, FIXTURE_TIMEOUT_MS, &ca), 0);
+	assert_rc(fixture_seg_make(b, FIXTURE_PAGE, XRMA_ACCESS_ALL, false, 1, &lb), 0);
+	assert_rc(fixture_seg_make(c, FIXTURE_PAGE, XRMA_ACCESS_ALL, false, 1, &lc), 0);
+	for (int i = 0; i < 4; i++)
+		failures += transfer(b, XRMA_RMA_WRITE, &lb, ba, 0, 64) == -XRMA_ETRANSFER;
+	assert_int_equal(failures, 2);
+	/* Only 8-4 is down: 8 reaches 12, 12 reaches 4, and both ends list each other. */
+	assert_rc(transfer(b, XRMA_RMA_WRITE, &lb, bc, 0, 64), 0);
+	assert_rc(transfer(c, XRMA_RMA_WRITE, &lc, ca, 0, 64), 0);
+	assert_int_equal(csr(a, 4, CSR_LINK_DOWN), 8);
+	assert_int_equal(csr(b, 8, CSR_LINK_DOWN), 4);
+	assert_int_equal(csr(c, 12, CSR_LINK_DOWN), 0);
+	assert_rc(xrma_node_csr_read(b, 4, CSR_NODE_IDS, &v), XRMA_EHOSTUNREACH);
+	assert_int_equal(csr(c, 4, CSR_NODE_IDS), 4u << 16);
+	assert_rc(xrma_node_probe(b, 4, FIXTURE_TIMEOUT_MS), XRMA_EHOSTUNREACH);
+	assert_rc(xrma_node_probe(c, 4, FIXTURE_TIMEOUT_MS), 0);
+	/* The link's two ends hear of it, down then up; the third node does not. */
+	assert_int_equal(next_event(ba, 5000), XRMA_EVENT_NOT_OPERATIONAL);
+	assert_int_equal(next_event(ba, 5000), XRMA_EVENT_OPERATIONAL);
+	assert_rc(xrma_seg_wait_event(sa.seg, 5000, &ev), 0);
+	assert_int_equal(ev.type, XRMA_EVENT_CONNECT);
+	do
+		assert_rc(xrma_seg_wait_event(sa.seg, 5000, &ev), 0);
+	while (ev.type == XRMA_EVENT_CONNECT);
+	assert_int_equal(ev.type, XRMA_EVENT_NOT_OPERATIONAL);
+	assert_int_equal(ev.node, 8);
+	assert_int_equal(next_event(ca, 0), 0);
+	assert_int_equal(next_event(bc, 0), 0);
+	assert_rc(transfer(b, XRMA_RMA_WRITE, &lb, ba, 0, 64), 0);
+	assert_int_equal(csr(a, 4, CSR_LINK_DOWN), 0);
+	assert_rc(fixture_seg_close(&lc), 0);
+	assert_rc(fixture_seg_close(&lb), 0);
+	assert_rc(xrma_rseg_close(ca), 0);
+	pair_release(&sc, bc);
+	pair_release(&sa, ba);
+	assert_rc(xrma_ctx_close(b), 0);
+	assert_rc(xrma_ctx_close(c), 0);
+	assert_rc(xrma_ctx_close(a), 0);
+	/* A link joins two different SCI nodes; raw_space has three words. */
+	for (int i = 0; i < 4; i++) {
+		static const char *const bad[][2] = {
+			{ "XRMA_SCI_FAULT_LINK", "8-8@2+300" }, { "XRMA_SCI_FAULT_LINK", "8-5@2+300" },
+			{ "XRMA_SCI_FAULT_LOST", "8-4@2" }, { "XRMA_SCI_RAW_SPACE", "some" },
+		};
+
+		setenv(bad[i][0], bad[i][1], 1);
+		assert_rc(xrma_ctx_open(&(struct xrma_ctx_attr){ .provider = "sci", .fabric = fabric,
+								 .node_id = 4 }, &a),
+			  XRMA_ECONFIG);
+		unsetenv(bad[i][0]);
+	}
+}
+
+#define CSR_OUTSTANDING 0x024
+#define CSR_OUTSTANDING_PEAK 0x028
+
+/* Post len bytes at each of count offsets (stride len) from l to r, then drain: 0 or a code. */
+static int post_all(struct xrma_ctx *ctx, struct fixture_seg *l, struct xrma_rseg *r, size_t len,
+		    size_t count)
+{
+	struct xrma_dmaq *q;
+	struct xrma_completion c;
+	int ret = 0;
+
+	assert_rc(xrma_dmaq_open(ctx, (uint32_t)count, 0, &q), 0);
+	for (size_t i = 0; i < count; i++) {
+		struct xrma_iov iov = { .seg = l->seg, .offset = i * len, .len = len };
+
+		assert_rc(xrma_dmaq_post(q, XRMA_RMA_WRITE, &iov, 1, r, i * len, len, i, 0), 0);
+	}
+	for (size_t i = 0; i < count; i++) {
+		assert_rc(xrma_dmaq_wait(q, &c, 10000), 0);
+		assert_int_equal(c.cookie, i);
+		if (c.status && !ret)
+			ret = c.status;
+	}
+	assert_rc(xrma_dmaq_close(q), 0);
+	return ret;
+}
+
+static void test_sci_posted_transfers_hold_at_most_64_transaction_ids(void **state)
+{
+	enum { BIG = 64 * 1024, SMALL = 64, MANY = 512 };
+	struct xrma_ctx *a, *b;
+	struct fixture_seg s, l;
+	struct xrma_rseg *r;
+
+	(void)state;
+	a = open_node(4);
+	b = open_node(8);
+	pair_import(a, b, 4, MANY * SMALL > BIG ? MANY * SMALL : BIG, &s, &r);
+	assert_rc(fixture_seg_make(b, BIG, XRMA_ACCESS_ALL, false, 5, &l), 0);
+	/* 1024 transactions in one transfer: it moves in bursts holding all 64 ids. */
+	assert_rc(xrma_node_csr_write(b, 8, CSR_OUTSTANDING_PEAK, 0), 0);
+	assert_rc(post_all(b, &l, r, BIG, 1), 0);
+	assert_int_equal(csr(b, 8, CSR_OUTSTANDING_PEAK), 64);
+	assert_int_equal(csr(b, 8, CSR_OUTSTANDING), 0);
+	assert_int_equal(fixture_pattern_check(s.addr, BIG, 5, 0), FIXTURE_MATCH);
+	/* 100 bytes are two transactions. */
+	assert_rc(xrma_node_csr_write(b, 8, CSR_OUTSTANDING_PEAK, 0), 0);
+	assert_rc(post_all(b, &l, r, 100, 1), 0);
+	assert_int_equal(csr(b, 8, CSR_OUTSTANDING_PEAK), 2);
+	/* Many one-transaction writes posted at once: never more than 64 ids in use, every
+	 * byte delivered; the poster waited for ids instead. */
+	memset(s.addr, 0, MANY * SMALL);
+	assert_rc(xrma_node_csr_write(b, 8, CSR_OUTSTANDING_PEAK, 0), 0);
+	assert_rc(post_all(b, &l, r, SMALL, MANY), 0);
+	assert_true(csr(b, 8, CSR_OUTSTANDING_PEAK) >= 1);
+	assert_true(csr(b, 8, CSR_OUTSTANDING_PEAK) <= 64);
+	assert_int_equal(csr(b, 8, CSR_OUTSTANDING), 0);
+	assert_int_equal(fixture_pattern_check(s.addr, MANY * SMALL, 5, 0), FIXTURE_MATCH);
+	/* OUTSTANDING itself is read-only. */
+	assert_rc(xrma_node_csr_write(b, 8, CSR_OUTSTANDING, 0), XRMA_EACCES);
+	assert_rc(fixture_seg_close(&l), 0);
+	pair_release(&s, r);
+	assert_rc(xrma_ctx_close(b), 0);
+	assert_rc(xrma_ctx_close(a), 0);
+}
+
 /* Child: node 12 exports a segment and reports its id, then waits to be killed. */
 static int victim_main(int sock, const char *arg)
 {
@@ -474,6 +631,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_sci_faults_repeat_with_the_seed, sci_test_up),
 		cmocka_unit_test_setup(test_sci_failed_transfers_move_only_what_went_before, sci_test_up),
 		cmocka_unit_test_setup(test_sci_configured_link_fault_goes_down_and_up, sci_test_up),
+		cmocka_unit_test_setup(test_sci_configured_fault_of_one_link_spares_the_others, sci_test_up),
+		cmocka_unit_test_setup(test_sci_posted_transfers_hold_at_most_64_transaction_ids,
+				       sci_test_up),
 		cmocka_unit_test_setup(test_sci_configured_node_loss_kills_the_node, sci_test_up),
 	};
 	int rc;

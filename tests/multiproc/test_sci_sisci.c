@@ -3,8 +3,8 @@
  * tests/multiproc/test_sci_sisci.c: each fault of the sci provider reaches
  * the SISCI result the specification documents: transaction errors make
  * SCICheckSequence RETRIABLE (or NOT_RETRIABLE when fatal) and DMA and block
- * transfers SCI_ERR_TRANSFER_FAILED; a link fault gives SCI_CB_NOT_OPERATIONAL
- * then SCI_CB_OPERATIONAL; CSR and probe calls answer in link terms. Then a
+ * transfers SCI_ERR_TRANSFER_FAILED; a link fault (of a node, or of the link
+ * between two nodes) gives SCI_CB_NOT_OPERATIONAL then SCI_CB_OPERATIONAL; CSR and probe calls answer in link terms. Then a
  * writer that follows the specification's retry pattern (start the sequence
  * until OK, write, check, repeat what a RETRIABLE check reports; retry a DMA
  * that failed) under a fault rate delivers every message exactly once, by
@@ -95,6 +95,14 @@ static void test_sequence_check_reports_retriable_then_not_retriable(void **stat
 	assert_int_equal(SCICheckSequence(seq, 0, &err), SCI_SEQ_RETRIABLE);
 	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
 	assert_int_equal(SCICheckSequence(seq, 0, &err), SCI_SEQ_RETRIABLE);
+	/* Posted writes: a store barrier is a check point that reports their errors, and the
+	 * next check still sees them. */
+	m[1] = 2;
+	SCIStoreBarrier(seq, 0, &err);
+	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
+	assert_int_equal(SCICheckSequence(seq, SCI_FLAG_NO_STORE_BARRIER, &err), SCI_SEQ_RETRIABLE);
+	SCIStoreBarrier(seq, SCI_FLAG_FLUSH_CPU_BUFFERS_ONLY, &err);
+	assert_sci(err, SCI_ERR_OK);
 	SCIRemoveSequence(seq, 0, &err);
 	SCIUnmapSegment(map, 0, &err);
 	pair_close(&p);
@@ -118,8 +126,11 @@ static void test_sequence_check_reports_retriable_then_not_retriable(void **stat
 	(void)SCIMapRemoteSegment(p.r, &map, 0, MSG_SIZE, NULL, 0, &err);
 	SCICreateMapSequence(map, &seq, 0, &err);
 	assert_int_equal(SCIStartSequence(seq, 0, &err), SCI_SEQ_OK);
-	for (int i = 0; i < 50; i++)
+	for (int i = 0; i < 50; i++) {
 		assert_int_equal(SCICheckSequence(seq, 0, &err), SCI_SEQ_OK);
+		SCIStoreBarrier(seq, 0, &err);
+		assert_sci(err, SCI_ERR_OK);
+	}
 	SCIRemoveSequence(seq, 0, &err);
 	SCIUnmapSegment(map, 0, &err);
 	pair_close(&p);
@@ -131,6 +142,8 @@ static void test_dma_and_block_transfers_fail_with_transfer_failed(void **state)
 	sci_local_segment_t local;
 	sci_dma_queue_t dq;
 	sci_map_t rmap, lmap;
+	volatile uint8_t *lbytes;
+	uint8_t buf[100];
 	sci_error_t err;
 
 	(void)state;
@@ -147,11 +160,22 @@ static void test_dma_and_block_transfers_fail_with_transfer_failed(void **state)
 			    SCI_FLAG_DMA_WAIT | SCI_FLAG_DMA_READ, &err);
 	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
 	(void)SCIMapRemoteSegment(p.r, &rmap, 0, MSG_SIZE, NULL, 0, &err);
-	(void)SCIMapLocalSegment(local, &lmap, 0, MSG_SIZE, NULL, 0, &err);
+	lbytes = SCIMapLocalSegment(local, &lmap, 0, MSG_SIZE, NULL, 0, &err);
 	SCITransferBlock(lmap, 0, rmap, 0, MSG_SIZE, 0, &err);
 	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
 	SCIMemCpy(NULL, (void *)"abcd", rmap, 0, 4, SCI_FLAG_ERROR_CHECK, &err);
 	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
+	/* Failed checked reads leave no good-looking bytes behind. */
+	memset(buf, 0x11, sizeof(buf));
+	SCIMemCpy(NULL, buf, rmap, 0, sizeof(buf), SCI_FLAG_ERROR_CHECK | SCI_FLAG_BLOCK_READ, &err);
+	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0xee);
+	lbytes[0] = 0x11;
+	SCITransferBlock(rmap, 0, lmap, 0, MSG_SIZE, 0, &err);
+	assert_sci(err, SCI_ERR_TRANSFER_FAILED);
+	for (size_t i = 0; i < MSG_SIZE; i++)
+		assert_int_equal(lbytes[i], 0xee);
 	SCIUnmapSegment(lmap, 0, &err);
 	SCIUnmapSegment(rmap, 0, &err);
 	SCIRemoveDMAQueue(dq, 0, &err);
@@ -162,34 +186,39 @@ static void test_dma_and_block_transfers_fail_with_transfer_failed(void **state)
 
 static void test_link_fault_gives_not_operational_then_operational(void **state)
 {
-	sci_segment_cb_reason_t reason;
-	sci_local_segment_t local;
-	sci_dma_queue_t dq;
-	sci_error_t err, status;
-	struct pair p;
-	int failures = 0;
+	/* The owner's link (every peer loses it), then only the link between the two nodes. */
+	static const char *const links[] = { "4@4+100", "8-4@4+100" };
 
 	(void)state;
-	pair_open(&p, NULL, NULL, "4@4+100");
-	SCICreateSegment(p.writer, &local, 0, 64, NULL, NULL, SCI_FLAG_PRIVATE, &err);
-	SCIPrepareSegment(local, 0, 0, &err);
-	SCICreateDMAQueue(p.writer, &dq, 0, 4, 0, &err);
-	for (int i = 0; i < 6; i++) {
+	for (size_t k = 0; k < sizeof(links) / sizeof(links[0]); k++) {
+		sci_segment_cb_reason_t reason;
+		sci_local_segment_t local;
+		sci_dma_queue_t dq;
+		sci_error_t err, status;
+		struct pair p;
+		int failures = 0;
+
+		pair_open(&p, NULL, NULL, links[k]);
+		SCICreateSegment(p.writer, &local, 0, 64, NULL, NULL, SCI_FLAG_PRIVATE, &err);
+		SCIPrepareSegment(local, 0, 0, &err);
+		SCICreateDMAQueue(p.writer, &dq, 0, 4, 0, &err);
+		for (int i = 0; i < 6; i++) {
+			SCIStartDmaTransfer(dq, local, p.r, 0, 64, 0, NULL, NULL, SCI_FLAG_DMA_WAIT, &err);
+			failures += err != SCI_ERR_OK;
+		}
+		assert_true(failures >= 1);
+		reason = SCIWaitForRemoteSegmentEvent(p.r, &status, SISCI_TIMEOUT, 0, &err);
+		assert_sci(err, SCI_ERR_OK);
+		assert_int_equal(reason, SCI_CB_NOT_OPERATIONAL);
+		reason = SCIWaitForRemoteSegmentEvent(p.r, &status, SISCI_TIMEOUT, 0, &err);
+		assert_sci(err, SCI_ERR_OK);
+		assert_int_equal(reason, SCI_CB_OPERATIONAL);
 		SCIStartDmaTransfer(dq, local, p.r, 0, 64, 0, NULL, NULL, SCI_FLAG_DMA_WAIT, &err);
-		failures += err != SCI_ERR_OK;
+		assert_sci(err, SCI_ERR_OK);
+		SCIRemoveDMAQueue(dq, 0, &err);
+		sisci_test_remove(local);
+		pair_close(&p);
 	}
-	assert_true(failures >= 1);
-	reason = SCIWaitForRemoteSegmentEvent(p.r, &status, SISCI_TIMEOUT, 0, &err);
-	assert_sci(err, SCI_ERR_OK);
-	assert_int_equal(reason, SCI_CB_NOT_OPERATIONAL);
-	reason = SCIWaitForRemoteSegmentEvent(p.r, &status, SISCI_TIMEOUT, 0, &err);
-	assert_sci(err, SCI_ERR_OK);
-	assert_int_equal(reason, SCI_CB_OPERATIONAL);
-	SCIStartDmaTransfer(dq, local, p.r, 0, 64, 0, NULL, NULL, SCI_FLAG_DMA_WAIT, &err);
-	assert_sci(err, SCI_ERR_OK);
-	SCIRemoveDMAQueue(dq, 0, &err);
-	sisci_test_remove(local);
-	pair_close(&p);
 }
 
 static void test_csr_and_probe_answer_in_link_terms(void **state)

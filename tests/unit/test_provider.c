@@ -386,6 +386,35 @@ static void test_provider_gate_holds_op_queue_busy_until_open(void **state)
 	net_close(&n);
 }
 
+static void test_provider_gate_jobs_waiting_when_owner_forces_off_end_elost(void **state)
+{
+	struct xrma_completion c[3];
+	struct xrma_event ev;
+	struct rig r;
+	struct net n;
+
+	(void)state;
+	net_open(&n, 2);
+	rig_open(&n, &r, 8);
+	net_gate(&n, 1, true);
+	/* The first transfer waits inside the provider, the other two in the engine. */
+	for (uint64_t i = 0; i < 3; i++)
+		assert_rc(post_gated(&n, &r, i * 1024, 1024, i, 0), 0);
+	assert_rc(xrma_seg_unexport(r.remote.seg, XRMA_UNEXPORT_FORCE), 0);
+	do
+		assert_rc(xrma_rseg_wait_event(r.rseg, FIXTURE_TIMEOUT_MS, &ev), 0);
+	while (ev.type != XRMA_EVENT_LOST);
+	net_gate(&n, 1, false);
+	for (int i = 0; i < 3; i++)
+		assert_rc(xrma_dmaq_wait(r.q, &c[i], FIXTURE_TIMEOUT_MS), 0);
+	/* Those not started when the segment was lost never reach its memory. */
+	assert_int_equal(c[1].status, -XRMA_ELOST);
+	assert_int_equal(c[2].status, -XRMA_ELOST);
+	assert_int_equal(fixture_check((uint8_t *)r.remote.addr + 1024, 2048, CANARY), FIXTURE_MATCH);
+	rig_close(&r);
+	net_close(&n);
+}
+
 static void test_provider_gate_queue_full_returns_eagain(void **state)
 {
 	struct xrma_completion c;
@@ -593,6 +622,7 @@ int main(void)
 		T(test_provider_sever_conn_peer_drains_then_econnreset),
 		T(test_provider_sever_intr_owner_trigger_elost),
 		T(test_provider_gate_holds_op_queue_busy_until_open),
+		T(test_provider_gate_jobs_waiting_when_owner_forces_off_end_elost),
 		T(test_provider_gate_queue_full_returns_eagain),
 		T(test_provider_gate_abort_cancels_unstarted_ops),
 		T(test_provider_gate_fence_mark_pending_until_open),

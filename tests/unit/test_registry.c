@@ -368,6 +368,41 @@ static void test_registry_add_csr_and_errors_ops_match_caps(void **state)
 	assert_true(xrma_provider_ops_valid(&m.prov));
 }
 
+static int mock_bus_owner(void *state, uint32_t node, uint64_t bus, struct xrma_prov_addr *owner)
+{
+	(void)state;
+	(void)bus;
+	owner->node = node;
+	owner->ep = 0;
+	return 0;
+}
+
+static int mock_bus_permit(void *state, const struct xrma_prov_addr *src)
+{
+	(void)state;
+	(void)src;
+	return -XRMA_EPERM;
+}
+
+static void test_registry_add_bus_import_ops_match_cap(void **state)
+{
+	static struct mock m;
+
+	(void)state;
+	mock_init(&m, "busop");
+	m.ops.bus_owner = mock_bus_owner;
+	m.ops.bus_permit = mock_bus_permit;
+	assert_refused(&m);                        /* ops without the bit */
+	m.caps.flags |= XRMA_CAP_BUS_IMPORT;
+	m.ops.bus_permit = NULL;
+	assert_refused(&m);                        /* half the pair */
+	m.ops.bus_permit = mock_bus_permit;
+	assert_true(xrma_provider_ops_valid(&m.prov));
+	m.ops.bus_owner = NULL;
+	m.ops.bus_permit = NULL;
+	assert_refused(&m);                        /* the bit without the ops */
+}
+
 static void test_registry_loopback_csr_and_errors_return_enotsup(void **state)
 {
 	struct xrma_ctx *a, *b;
@@ -584,6 +619,7 @@ int main(void)
 		T(test_registry_mock_without_atomic_returns_enotsup),
 		T(test_registry_mock_without_register_user_memory_enotsup),
 		T(test_registry_add_csr_and_errors_ops_match_caps),
+		T(test_registry_add_bus_import_ops_match_cap),
 		T(test_registry_loopback_csr_and_errors_return_enotsup),
 		T(test_registry_mock_csr_and_errors_reach_provider),
 		T(test_registry_ctx_open_unknown_name_returns_enoprov),

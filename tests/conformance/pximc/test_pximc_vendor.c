@@ -131,6 +131,39 @@ static void test_query_interface_required_attributes(void **state)
 		assert_true(text[i] >= 0x20 && text[i] <= 0x7e);
 }
 
+/* PCI location and ids are the adapter's (xrma/topo.h); the host adapter has none. */
+static void test_query_interface_pci_attributes_follow_adapter(void **state)
+{
+	static const uint32_t pci_ids[] = {
+		PXIMC_U32_INTERFACE_DEVICE_ID, PXIMC_U32_INTERFACE_VENDOR_ID, PXIMC_U32_INTERFACE_SS_ID,
+		PXIMC_U32_INTERFACE_SS_VENDOR_ID, PXIMC_U32_INTERFACE_BUS, PXIMC_U32_INTERFACE_DEV,
+		PXIMC_U32_INTERFACE_FUNC,
+	};
+	struct xrma_adapter_info a;
+	uint32_t value = 0, actual = 0;
+	bool host;
+
+	(void)state;
+	assert_int_equal(xrma_adapter_get(0, &a), 0);
+	host = a.kind == XRMA_ADAPTER_HOST;
+	assert_px(PXIMC_queryInterfaceInformation(pp.if_ab, PXIMC_U32_INTERFACE_LOCAL, 4, &value,
+						  &actual),
+		  PXIMC_SUCCESS);
+	assert_int_equal(value, PXIMC_LOCAL);
+	assert_px(PXIMC_queryInterfaceInformation(pp.if_ab, PXIMC_U32_MANF_ID, 4, &value, &actual),
+		  PXIMC_SUCCESS);
+	assert_int_equal(value, host ? 0xFFFFu : a.vendor_id);
+	for (size_t i = 0; i < sizeof(pci_ids) / sizeof(pci_ids[0]); i++)
+		assert_px(PXIMC_queryInterfaceInformation(pp.if_ab, pci_ids[i], 4, &value, &actual),
+			  host ? PXIMC_NSUP_ATTRIBUTE : PXIMC_SUCCESS);
+	if (!host) {
+		assert_px(PXIMC_queryInterfaceInformation(pp.if_ab, PXIMC_U32_INTERFACE_BUS, 4, &value,
+							  &actual),
+			  PXIMC_SUCCESS);
+		assert_int_equal(value, a.pci_bus);
+	}
+}
+
 static void test_query_interface_errors_write_nothing(void **state)
 {
 	uint32_t words[3] = { 0xdead, 0xdead, 0xdead }, actual = 99;
@@ -1026,6 +1059,7 @@ int main(void)
 		T(test_header_values_are_the_specification_s),
 		T(test_find_interfaces_lists_remote_nodes_only),
 		T(test_query_interface_required_attributes),
+		T(test_query_interface_pci_attributes_follow_adapter),
 		T(test_query_interface_errors_write_nothing),
 		T(test_interface_event_first_call_returns_then_times_out),
 		T(test_interface_event_reports_posted_window),

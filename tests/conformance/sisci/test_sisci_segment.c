@@ -121,6 +121,43 @@ static void test_query_commands(void **state)
 	assert_int_equal(value, sisci_node(2));
 }
 
+/* The adapter's card type, locality and PCI facts are the core topology's adapter 0. */
+static void test_query_adapter_topology_matches_core(void **state)
+{
+	struct xrma_adapter_info a;
+	unsigned int value = 0;
+	struct sci_query_adapter q = { 0, SCI_Q_ADAPTER_CARD_TYPE, &value };
+	bool pci;
+	sci_error_t err;
+
+	(void)state;
+	unsetenv("XRMA_ADAPTER");
+	assert_int_equal(xrma_adapter_get(0, &a), 0);
+	pci = a.kind != XRMA_ADAPTER_HOST;
+	SCIQuery(SCI_Q_ADAPTER, &q, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_int_equal(value, a.kind);
+	q.subcommand = SCI_Q_ADAPTER_NUMA_NODE;
+	SCIQuery(SCI_Q_ADAPTER, &q, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_int_equal(value, a.numa_node);
+	q.subcommand = SCI_Q_ADAPTER_LOCAL_CPU_COUNT;
+	SCIQuery(SCI_Q_ADAPTER, &q, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_int_equal(value, a.cpu_count);
+	q.subcommand = SCI_Q_ADAPTER_PCI_BUS;
+	SCIQuery(SCI_Q_ADAPTER, &q, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_int_equal(value, pci ? a.pci_bus : 0xffffffffu);
+	q.subcommand = SCI_Q_ADAPTER_PCI_VENDOR_ID;
+	SCIQuery(SCI_Q_ADAPTER, &q, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_int_equal(value, pci ? a.vendor_id : 0xffffffffu);
+	q.data = NULL;
+	SCIQuery(SCI_Q_ADAPTER, &q, 0, &err);
+	assert_sci(err, SCI_ERR_ILLEGAL_PARAMETER);
+}
+
 static void test_probe_node_reachable_and_not(void **state)
 {
 	sci_error_t err;
@@ -668,7 +705,8 @@ static void test_second_adapter_from_environment(void **state)
 
 static void test_privileged_and_misc_errors(void **state)
 {
-	sci_address_t addr = { 0, 0, 1 };
+	/* An offset far beyond any node's exports: no segment there. */
+	sci_address_t addr = { 0xffffffffu, 0, (unsigned short)sisci_node(1) };
 	sci_remote_segment_t r;
 	sci_local_segment_t seg = sisci_test_segment(sd1, 70, 4096);
 	sci_map_t map;
@@ -677,7 +715,8 @@ static void test_privileged_and_misc_errors(void **state)
 
 	(void)state;
 	SCIConnectSCISpace(sd2, &r, addr, 4096, 0, 0, &err);
-	assert_sci(err, SCI_ERR_NOT_IMPLEMENTED);
+	assert_sci(err, sisci_test_provider_has(XRMA_CAP_BUS_IMPORT) ? SCI_ERR_NO_SUCH_SEGMENT
+								    : SCI_ERR_NOT_IMPLEMENTED);
 	SCIConnectSCISpace(sd2, &r, addr, 100, 0, 0, &err);
 	assert_sci(err, SCI_ERR_SIZE_ALIGNMENT);
 	SCIConnectSCISpace(sd2, &r, addr, 4096, 0, 1, &err);
@@ -847,6 +886,7 @@ int main(void)
 		T(test_error_values_are_dolphins),
 		T(test_open_bad_args_and_close_rules),
 		T(test_query_commands),
+		T(test_query_adapter_topology_matches_core),
 		T(test_probe_node_reachable_and_not),
 		T(test_create_segment_ids_and_args),
 		T(test_availability_state_machine),
