@@ -35,6 +35,8 @@
 #define LINK_ROUND 1
 #define LINK_STOP 2
 
+#define NODE_FILE_MAX 64   /* nodes in a node file we write */
+
 static char node_file[64];
 
 static void fabric_die(const char *what, int err)
@@ -252,21 +254,21 @@ const char *bench_fabric_provider(void)
 
 /* ---- a node file for self-started runs on xrma's ofi provider ---- */
 
-/* A TCP port on 127.0.0.1 free right now. */
-static int free_port(void)
+/*
+ * Bind a TCP socket on 127.0.0.1 to a port the kernel picks; *port is that
+ * port. Keeping the socket open until all are picked gives distinct ports.
+ */
+static int hold_free_port(int *port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	if (port < 0)
-		fabric_die("a free port", FI_EADDRNOTAVAIL);
-	return port;
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(fd, (struct sockaddr *)&a, &len))
+		fabric_die("a free port", errno);
+	*port = ntohs(a.sin_port);
+	return fd;
 }
 
 static void remove_node_file(void)
@@ -277,17 +279,26 @@ static void remove_node_file(void)
 
 void bench_fabric_node_file(uint32_t first, uint32_t last)
 {
+	int held[NODE_FILE_MAX], port;
+	uint32_t n;
 	FILE *out;
 	int fd;
 
+	if (last < first || last - first >= NODE_FILE_MAX)
+		fabric_die("node file", FI_EINVAL);
 	snprintf(node_file, sizeof(node_file), "/tmp/xrma-ofi-nodes-XXXXXX");
 	fd = mkstemp(node_file);
 	out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!out)
 		fabric_die("node file", FI_EIO);
-	for (uint32_t n = first; n <= last; n++)
-		fprintf(out, "%u 127.0.0.1:%d\n", n, free_port());
-	fclose(out);
+	for (n = first; n <= last; n++) {
+		held[n - first] = hold_free_port(&port);
+		fprintf(out, "%u 127.0.0.1:%d\n", n, port);
+	}
+	for (n = first; n <= last; n++)
+		close(held[n - first]);
+	if (fclose(out))
+		fabric_die("node file", FI_EIO);
 	setenv("XRMA_OFI_NODES", node_file, 1);
 	atexit(remove_node_file);
 }
