@@ -49,19 +49,6 @@
 #define SEG_LEN (64 * 1024)
 #define PORT 4000
 
-#if defined(__SANITIZE_THREAD__)
-/*
- * ThreadSanitizer reads this at start-up: the suppressions of the conformance
- * run on ofi (ofi_tsan.supp says why), for this program's SCIF exchange, whose
- * peer table libfabric's sendmsg reads while its owner updates it.
- */
-__attribute__((visibility("default"))) const char *__tsan_default_suppressions(void);
-__attribute__((visibility("default"))) const char *__tsan_default_suppressions(void)
-{
-	return "race:libfabric.so\n";
-}
-#endif
-
 enum { MSG_READY = 1, MSG_GO, MSG_DONE };
 
 static char fabric[XRMA_NAME_MAX];
