@@ -8,8 +8,12 @@
  * memory the provider allocates (the program's range is remapped onto the same
  * pages with mremap, so the peer can map it and RMA is a plain copy), or where
  * the provider's memory is not shareable, a memfd of ours that the provider
- * registers. A backing is one segment, shared by every window over its pages,
- * found again through /proc/self/maps (the inode behind the range). Other
+ * registers. A backing is one segment, shared by every window over its pages
+ * with the same write right, found again through /proc/self/maps (the inode
+ * behind the range). The segment grants remote write only to writable windows,
+ * so the core itself refuses a writable import of a read-only window; a window
+ * whose pages already back windows of the other kind gets a segment of its own,
+ * registered in place. Other
  * mappings (files, shared memory) already have stable pages, and the brk heap
  * must stay private: registered as they are.
  */
@@ -28,6 +32,7 @@ struct xrma_scif_backing {
 	uint64_t seg_id;
 	uint64_t ino;              /* the file behind the program's range; 0: not shareable */
 	size_t len;
+	bool writable;             /* remote write granted: windows with SCIF_PROT_WRITE */
 	void *view;                /* our memfd fallback: our own view, else NULL */
 	int memfd;                 /* our memfd fallback, else -1 */
 	size_t refs;               /* windows using it; under backings_lock */
@@ -136,6 +141,13 @@ static enum range_kind range_classify(uintptr_t start, uintptr_t end, uint64_t *
 	return at >= end ? kind : RANGE_OTHER;
 }
 
+/* Local access always; remote write only for a writable window (remote read always). */
+static uint32_t backing_access(bool writable)
+{
+	return XRMA_ACCESS_LOCAL_READ | XRMA_ACCESS_LOCAL_WRITE | XRMA_ACCESS_REMOTE_READ |
+	       (writable ? XRMA_ACCESS_REMOTE_WRITE : 0);
+}
+
 static int backing_export(struct xrma_scif_backing *b)
 {
 	int ret = xrma_seg_id(b->seg, &b->seg_id);
@@ -146,7 +158,7 @@ static int backing_export(struct xrma_scif_backing *b)
 /* Move the program's range onto memory the provider allocated (shared pages). */
 static int backing_provider(struct xrma_ctx *ctx, void *addr, size_t len, struct xrma_scif_backing *b)
 {
-	struct xrma_seg_attr attr = { .len = len, .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL };
+	struct xrma_seg_attr attr = { .len = len, .id = XRMA_ID_ANY, .access = backing_access(b->writable) };
 	uint64_t file_off;
 	void *p;
 	int ret;
@@ -172,7 +184,7 @@ static int backing_provider(struct xrma_ctx *ctx, void *addr, size_t len, struct
 /* Move the program's range onto a memfd of ours and register our view of it. */
 static int backing_memfd(struct xrma_ctx *ctx, void *addr, size_t len, struct xrma_scif_backing *b)
 {
-	struct xrma_seg_attr attr = { .len = len, .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL };
+	struct xrma_seg_attr attr = { .len = len, .id = XRMA_ID_ANY, .access = backing_access(b->writable) };
 	struct stat st;
 	int ret = -XRMA_ENOMEM;
 
@@ -212,7 +224,7 @@ err_close:
 static int backing_direct(struct xrma_ctx *ctx, void *addr, size_t len, struct xrma_scif_backing *b)
 {
 	struct xrma_seg_attr attr = { .len = len, .addr = addr, .id = XRMA_ID_ANY,
-				      .access = XRMA_ACCESS_ALL };
+				      .access = backing_access(b->writable) };
 
 	return xrma_seg_open(ctx, &attr, &b->seg);
 }
@@ -228,7 +240,8 @@ static void backing_free_locked(struct xrma_scif_backing *b)
 	free(b);
 }
 
-int xrma_scif_backing_get(void *addr, size_t len, struct xrma_scif_backing **out, size_t *seg_offset)
+int xrma_scif_backing_get(void *addr, size_t len, bool writable, struct xrma_scif_backing **out,
+			  size_t *seg_offset)
 {
 	uint64_t ino = 0, file_off = 0;
 	struct xrma_scif_backing *b;
@@ -243,7 +256,8 @@ int xrma_scif_backing_get(void *addr, size_t len, struct xrma_scif_backing **out
 	kind = range_classify((uintptr_t)addr, (uintptr_t)addr + len, &ino, &file_off);
 	if (kind == RANGE_SHARED) {
 		for (b = backings; b; b = b->next) {
-			if (b->ino == ino && file_off <= b->len && len <= b->len - file_off) {
+			if (b->ino == ino && b->writable == writable && file_off <= b->len &&
+			    len <= b->len - file_off) {
 				b->refs++;
 				*out = b;
 				*seg_offset = (size_t)file_off;
@@ -260,6 +274,7 @@ int xrma_scif_backing_get(void *addr, size_t len, struct xrma_scif_backing **out
 		return -XRMA_ENOMEM;
 	}
 	b->len = len;
+	b->writable = writable;
 	b->memfd = -1;
 	if (kind == RANGE_ANON) {
 		ret = backing_provider(ctx, addr, len, b);

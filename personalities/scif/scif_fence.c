@@ -112,11 +112,15 @@ static int signal_targets(struct xrma_scif_ep *ep, off_t loff, off_t roff, int f
 		*lo = w->seg_offset + (size_t)((uint64_t)loff - w->offset);
 	}
 	if (flags & SCIF_SIGNAL_REMOTE) {
-		ret = xrma_scif_peer_lookup(ep, (uint64_t)roff, 8, 0, &piece, 1, &count);
-		if (ret == -XRMA_ENOSPC)   /* the 8 bytes straddle two windows */
+		/*
+		 * The signal is a remote write: a window without SCIF_PROT_WRITE is not one
+		 * it may land in (its segment refuses writers), reported as no window.
+		 */
+		ret = xrma_scif_peer_lookup(ep, (uint64_t)roff, 8, SCIF_PROT_WRITE, &piece, 1, &count);
+		if (ret == -XRMA_ENOSPC || ret == -XRMA_EACCES)   /* straddling two windows, or read-only */
 			ret = -XRMA_ENXIO;
 		if (!ret)
-			ret = xrma_scif_import(ep, piece.seg_id, rseg);
+			ret = xrma_scif_import(ep, &piece, rseg);
 		if (ret)
 			return ret;
 		*ro = piece.seg_offset;

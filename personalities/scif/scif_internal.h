@@ -80,6 +80,7 @@ struct xrma_scif_piece {
 	uint64_t seg_id;
 	size_t seg_offset;
 	size_t len;
+	bool writable;     /* the window has SCIF_PROT_WRITE: its segment grants remote write */
 };
 
 struct xrma_scif_ep {
@@ -152,7 +153,7 @@ struct xrma_scif_ep *xrma_scif_ep_new(struct xrma_conn *conn);
 
 /* scif_backing.c: the pages behind windows, kept whatever the program maps later. */
 struct xrma_scif_backing;
-int xrma_scif_backing_get(void *addr, size_t len, struct xrma_scif_backing **backing,
+int xrma_scif_backing_get(void *addr, size_t len, bool writable, struct xrma_scif_backing **backing,
 			  size_t *seg_offset);
 struct xrma_seg *xrma_scif_backing_seg(const struct xrma_scif_backing *backing);
 uint64_t xrma_scif_backing_id(const struct xrma_scif_backing *backing);
@@ -203,7 +204,7 @@ void xrma_scif_peer_detach(struct xrma_scif_ep *ep);
 /* Resolve [offset, +len) of the peer's space into at most max pieces, each allowing prot. */
 int xrma_scif_peer_lookup(struct xrma_scif_ep *ep, uint64_t offset, size_t len, uint32_t prot,
 			  struct xrma_scif_piece *out, size_t max, size_t *count);
-int xrma_scif_import(struct xrma_scif_ep *ep, uint64_t seg_id, struct xrma_rseg **rseg);
+int xrma_scif_import(struct xrma_scif_ep *ep, const struct xrma_scif_piece *piece, struct xrma_rseg **rseg);
 /* Close imports of windows the peer removed (all: every import). */
 void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all);
 /* The number of RMAs the peer initiated so far. */

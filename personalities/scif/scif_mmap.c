@@ -9,7 +9,8 @@
  * placed side by side: each is mapped a second time at its place with mremap,
  * which works where the provider's mappings are shared (ntb), not where they
  * are the owner's private memory (loopback: EOPNOTSUPP).
- * The prot_flags are checked against the windows but do not restrict access.
+ * The prot_flags are checked against the windows and restrict the mapping;
+ * a read-only window's segment refuses writable imports anyway.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -206,6 +206,7 @@ static int peer_scan(const struct xrma_scif_ras_shared *r, uint64_t offset, uint
 		out[pieces].seg_id = LOAD(&r->win[i].seg_id);
 		out[pieces].seg_offset = (size_t)(LOAD(&r->win[i].seg_offset) + (at - wo));
 		out[pieces].len = (size_t)((end < wo + wl ? end : wo + wl) - at);
+		out[pieces].writable = LOAD(&r->win[i].prot) & SCIF_PROT_WRITE;
 		at += out[pieces].len;
 		pieces++;
 	}
@@ -240,8 +241,10 @@ int xrma_scif_peer_lookup(struct xrma_scif_ep *ep, uint64_t offset, size_t len, 
 	return -XRMA_ECONNRESET;   /* the owner died while writing its table */
 }
 
-int xrma_scif_import(struct xrma_scif_ep *ep, uint64_t seg_id, struct xrma_rseg **rseg)
+/* Ask only for what the window's segment grants: remote write for a writable window. */
+int xrma_scif_import(struct xrma_scif_ep *ep, const struct xrma_scif_piece *piece, struct xrma_rseg **rseg)
 {
+	uint64_t seg_id = piece->seg_id;
 	struct xrma_scif_import *grown;
 	struct xrma_ctx *ctx;
 	int ret;
@@ -259,7 +262,7 @@ int xrma_scif_import(struct xrma_scif_ep *ep, uint64_t seg_id, struct xrma_rseg 
 	ret = xrma_scif_ctx(&ctx);
 	if (!ret)
 		ret = xrma_rseg_open(ctx, ep->peer_node, seg_id,
-				     XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0,
+				     XRMA_ACCESS_REMOTE_READ | (piece->writable ? XRMA_ACCESS_REMOTE_WRITE : 0), 0,
 				     XRMA_SCIF_HANDSHAKE_MS, rseg);
 	/* The window went away between the table read and the import. */
 	if (ret == -XRMA_ENOENT || ret == -XRMA_ENOTAVAIL)

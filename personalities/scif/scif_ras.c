@@ -256,7 +256,7 @@ static int ras_register(struct xrma_scif_ep *ep, void *addr, size_t len, uint64_
 	if (at < 0)
 		return (int)at;
 	w.offset = *offset;
-	ret = xrma_scif_backing_get(addr, len, &w.backing, &w.seg_offset);
+	ret = xrma_scif_backing_get(addr, len, prot & SCIF_PROT_WRITE, &w.backing, &w.seg_offset);
 	if (ret)
 		return ret;
 	w.seg = xrma_scif_backing_seg(w.backing);

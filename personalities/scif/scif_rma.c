@@ -59,7 +59,7 @@ static int rma_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct x
 				    op == XRMA_RMA_WRITE ? SCIF_PROT_WRITE : SCIF_PROT_READ, pieces,
 				    XRMA_SCIF_PIECES_MAX, &npieces);
 	for (size_t i = 0; !ret && i < npieces; i++)
-		ret = xrma_scif_import(ep, pieces[i].seg_id, &rsegs[i]);
+		ret = xrma_scif_import(ep, &pieces[i], &rsegs[i]);
 	if (ret)
 		return ret;
 	rma_reap(ep);

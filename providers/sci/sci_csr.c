@@ -45,7 +45,10 @@ static _Atomic uint32_t *reg(struct hostfab_dir *dir, uint32_t offset)
 	return &dir->spad[offset / 4];
 }
 
-/* The directory of node, reachable from here (see the file comment). */
+/*
+ * The directory of node, reachable from here (see the file comment). On success
+ * the caller holds it and lets go with hostfab_dir_put; on failure nothing is held.
+ */
 static int csr_dir(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **map)
 {
 	int ret;
@@ -56,23 +59,25 @@ static int csr_dir(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap *
 		return -XRMA_ENODEV;
 	}
 	ret = hostfab_dir_peer(ep, node, map);
-	if (ret || !hostfab_dir_node_live(ep, *map))
+	if (ret)
 		return ret == -XRMA_EACCES ? ret : -XRMA_ENODEV;
-	if (node == ep->self.node)
-		return 0;
-	if (__atomic_load_n(&ep->own->dir->link_down, __ATOMIC_ACQUIRE)) {
+	if (!hostfab_dir_node_live(ep, *map)) {
+		ret = -XRMA_ENODEV;
+	} else if (node == ep->self.node) {
+		ret = 0;
+	} else if (__atomic_load_n(&ep->own->dir->link_down, __ATOMIC_ACQUIRE)) {
 		hostfab_detail("sci: the link of node %u (ours) is down", ep->self.node);
-		return -XRMA_ENETDOWN;
-	}
-	if (__atomic_load_n(&(*map)->dir->link_down, __ATOMIC_ACQUIRE)) {
+		ret = -XRMA_ENETDOWN;
+	} else if (__atomic_load_n(&(*map)->dir->link_down, __ATOMIC_ACQUIRE)) {
 		hostfab_detail("sci: the link of node %u is down", node);
-		return -XRMA_EHOSTUNREACH;
-	}
-	if (xrma_prov_sci_link_pair_down(ep, node)) {
+		ret = -XRMA_EHOSTUNREACH;
+	} else if (xrma_prov_sci_link_pair_down(ep, node)) {
 		hostfab_detail("sci: the link between node %u and node %u is down", ep->self.node, node);
-		return -XRMA_EHOSTUNREACH;
+		ret = -XRMA_EHOSTUNREACH;
 	}
-	return 0;
+	if (ret)
+		hostfab_dir_put(ep, *map);
+	return ret;
 }
 
 static int csr_offset(uint32_t offset)
@@ -141,20 +146,16 @@ int xrma_prov_sci_csr_read(void *state, uint32_t node, uint32_t offset, uint32_t
 		*value = atomic_load_explicit(reg(dir, offset), memory_order_acquire);
 		break;
 	}
+	hostfab_dir_put(ep, map);
 	return 0;
 }
 
-int xrma_prov_sci_csr_write(void *state, uint32_t node, uint32_t offset, uint32_t value)
+/* A write into the CSR space of map's node (held by the caller). */
+static int csr_store(struct hostfab_ep *ep, struct hostfab_dirmap *map, uint32_t node, uint32_t offset,
+		     uint32_t value)
 {
-	struct hostfab_ep *ep = state;
-	struct hostfab_dirmap *map;
 	_Atomic uint32_t *r;
-	int ret;
 
-	if (!ep)
-		return -XRMA_EINVAL;
-	if ((ret = csr_offset(offset)) || (ret = csr_dir(ep, node, &map)))
-		return ret;
 	if (!map->writable)
 		return -XRMA_EACCES;
 	r = reg(map->dir, offset);
@@ -183,6 +184,21 @@ int xrma_prov_sci_csr_write(void *state, uint32_t node, uint32_t offset, uint32_
 	}
 	hostfab_detail("sci: CSR register 0x%03x is read-only", offset);
 	return -XRMA_EACCES;
+}
+
+int xrma_prov_sci_csr_write(void *state, uint32_t node, uint32_t offset, uint32_t value)
+{
+	struct hostfab_ep *ep = state;
+	struct hostfab_dirmap *map;
+	int ret;
+
+	if (!ep)
+		return -XRMA_EINVAL;
+	if ((ret = csr_offset(offset)) || (ret = csr_dir(ep, node, &map)))
+		return ret;
+	ret = csr_store(ep, map, node, offset, value);
+	hostfab_dir_put(ep, map);
+	return ret;
 }
 
 void xrma_prov_sci_csr_init(struct hostfab_ep *ep)
@@ -248,15 +264,23 @@ int xrma_prov_sci_link_pair_set(struct hostfab_ep *ep, uint32_t a, uint32_t b, b
 	struct hostfab_dirmap *ma, *mb;
 	int ret;
 
-	if ((ret = hostfab_dir_peer(ep, a, &ma)) || (ret = hostfab_dir_peer(ep, b, &mb)))
+	if ((ret = hostfab_dir_peer(ep, a, &ma)))
 		return ret;
-	if (!ma->writable || !mb->writable)
-		return -XRMA_EACCES;
-	if (!link_list_change(ma->dir, b, up) || !link_list_change(mb->dir, a, up)) {
+	if ((ret = hostfab_dir_peer(ep, b, &mb))) {
+		hostfab_dir_put(ep, ma);
+		return ret;
+	}
+	if (!ma->writable || !mb->writable) {
+		ret = -XRMA_EACCES;
+	} else if (!link_list_change(ma->dir, b, up) || !link_list_change(mb->dir, a, up)) {
 		hostfab_detail("sci: node %u or %u already has %d links down", a, b, SCI_LINK_DOWN_MAX);
 		link_list_change(ma->dir, b, true);
-		return -XRMA_ENOSPC;
+		ret = -XRMA_ENOSPC;
 	}
+	hostfab_dir_put(ep, mb);
+	hostfab_dir_put(ep, ma);
+	if (ret)
+		return ret;
 	hostfab_chan_send_link(ep, a, b, up);
 	hostfab_chan_send_link(ep, b, a, up);
 	return 0;

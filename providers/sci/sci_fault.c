@@ -260,6 +260,7 @@ static void kill_node(struct hostfab_ep *ep, uint32_t node)
 		    pid != self)
 			kill(pid, SIGKILL);
 	}
+	hostfab_dir_put(ep, map);
 }
 
 /* What a draw found to do once the model's lock is dropped. */

@@ -7,7 +7,8 @@
  * read never passes for good data, errors are counted per import and in the
  * node's registers, configured link events reach importers, a fault of the
  * link between two nodes spares every other link, and a lost node's
- * process dies and its importers see it lost. Settings come from the
+ * process dies and its importers see it lost; a node whose CSRs were read
+ * and which went away leaves no mapping behind. Settings come from the
  * environment, read when each context opens.
  */
 #include "tests/helpers/fixture.h"
@@ -15,6 +16,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -620,9 +622,70 @@ static void test_sci_configured_node_loss_kills_the_node(void **state)
 	assert_rc(xrma_ctx_close(b), 0);
 }
 
+/* Child: a node that stays until the parent's word, then leaves in order. */
+static int csr_node_main(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	uint64_t v;
+
+	(void)arg;
+	PROC_CHECK_RC(xrma_ctx_open(&(struct xrma_ctx_attr){ .provider = "sci",
+							      .node_id = XRMA_NODE_ANY }, &ctx), 0);
+	PROC_CHECK(proc_send(sock, 1) == 0);
+	PROC_CHECK(proc_recv(sock, &v, 20000) == 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
+/* Our mappings of files in the host fabric's runtime directory (node directories among them). */
+static size_t runtime_mappings(void)
+{
+	const char *dir = getenv("XRMA_HOST_RUNTIME_DIR");
+	FILE *maps = fopen("/proc/self/maps", "re");
+	char line[512];
+	size_t n = 0;
+
+	assert_non_null(maps);
+	if (!dir || !*dir)
+		dir = "/dev/shm";
+	while (fgets(line, sizeof(line), maps))
+		n += strstr(line, dir) != NULL;
+	fclose(maps);
+	return n;
+}
+
+static void test_sci_csr_reader_lets_go_of_departed_nodes(void **state)
+{
+	struct xrma_ctx *a;
+	size_t first = 0;
+
+	(void)state;
+	a = open_node(8);
+	for (int round = 0; round < 4; round++) {
+		struct proc node;
+		uint64_t v;
+
+		/* A new process takes node 12 each round; we read its CSRs. */
+		assert_int_equal(proc_spawn(&node, fabric, 12, "csr_node", NULL), 0);
+		assert_int_equal(proc_recv(node.sock, &v, 10000), 0);
+		assert_int_equal(csr(a, 12, CSR_NODE_IDS), 12u << 16);
+		assert_rc(xrma_node_csr_write(a, 12, CSR_SCRATCH, (uint32_t)round), 0);
+		assert_int_equal(csr(a, 12, CSR_SCRATCH), (uint32_t)round);
+		assert_int_equal(proc_send(node.sock, 1), 0);
+		assert_int_equal(proc_join(&node, 10000), 0);
+		if (!round)
+			first = runtime_mappings();
+		else
+			assert_true(runtime_mappings() <= first);
+	}
+	assert_rc(xrma_ctx_close(a), 0);
+}
+
 int main(int argc, char **argv)
 {
-	static const struct proc_role roles[] = { { "victim", victim_main }, { NULL, NULL } };
+	static const struct proc_role roles[] = {
+		{ "victim", victim_main }, { "csr_node", csr_node_main }, { NULL, NULL }
+	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_sci_node_ids_are_multiples_of_four, sci_test_up),
 		cmocka_unit_test_setup(test_sci_global_address_is_node_and_att_offset, sci_test_up),
@@ -635,6 +698,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_sci_posted_transfers_hold_at_most_64_transaction_ids,
 				       sci_test_up),
 		cmocka_unit_test_setup(test_sci_configured_node_loss_kills_the_node, sci_test_up),
+		cmocka_unit_test_setup(test_sci_csr_reader_lets_go_of_departed_nodes, sci_test_up),
 	};
 	int rc;
 

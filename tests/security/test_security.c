@@ -8,7 +8,9 @@
  *     with that API's documented error: its connections fail the owner's SO_PEERCRED;
  *   - read-only stays read-only: a SISCI SCI_FLAG_READONLY_MAP map and a SCIF mapping
  *     of a PROT_READ window are PROT_READ (a store kills the storer with SIGSEGV and
- *     the owner's bytes are unchanged), and RMA writes into a read-only window fail.
+ *     the owner's bytes are unchanged), and RMA writes into a read-only window fail;
+ *     below libscif, the core import of a read-only window's segment is refused write
+ *     access by the owner, also where a writable window shares the pages.
  * tests/multiproc/test_ntb.c covers the core-level other-user import (refused, and
  * let in by host.allow_uids); this program does not repeat it.
  */
@@ -232,6 +234,141 @@ static int child_scif_peer(int sock, const char *arg)
 	return 99;
 }
 
+/*
+ * SCIF, node 0: page 0 in a read-only window (offset 0), page 1 in a writable
+ * window (offset PAGE) and in a read-only one (offset 2 PAGE). Told to go, checks
+ * page 0 is untouched and page 1 holds what the peer wrote (SEED + 2).
+ */
+static int child_scif_split_owner(int sock, const char *arg)
+{
+	scif_epd_t l, ep;
+	struct scif_portID peer;
+	unsigned char *mem;
+	int port;
+
+	(void)arg;
+	mem = mmap(NULL, 2 * SEG_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	PROC_CHECK(mem != MAP_FAILED);
+	fixture_pattern(mem, SEG_LEN, SEED, 0);
+	fixture_pattern(mem + SEG_LEN, SEG_LEN, SEED + 1, 0);
+	PROC_CHECK((l = scif_open()) >= 0);
+	PROC_CHECK((port = scif_bind(l, 0)) > 0);
+	PROC_CHECK(scif_listen(l, 1) == 0);
+	PROC_CHECK(proc_send(sock, (uint64_t)port) == 0);
+	PROC_CHECK(scif_accept(l, &peer, &ep, SCIF_ACCEPT_SYNC) == 0);
+	PROC_CHECK(scif_register(ep, mem, SEG_LEN, 0, SCIF_PROT_READ, SCIF_MAP_FIXED) == 0);
+	PROC_CHECK(scif_register(ep, mem + SEG_LEN, SEG_LEN, SEG_LEN, SCIF_PROT_READ | SCIF_PROT_WRITE,
+				 SCIF_MAP_FIXED) == SEG_LEN);
+	PROC_CHECK(scif_register(ep, mem + SEG_LEN, SEG_LEN, 2 * SEG_LEN, SCIF_PROT_READ, SCIF_MAP_FIXED) ==
+		   2 * SEG_LEN);
+	PROC_CHECK(scif_send(ep, "r", 1, SCIF_SEND_BLOCK) == 1);
+	PROC_CHECK(proc_expect(sock, MSG_GO, WAIT_MS) == 0);
+	PROC_CHECK(fixture_pattern_check(mem, SEG_LEN, SEED, 0) == FIXTURE_MATCH);
+	PROC_CHECK(fixture_pattern_check(mem + SEG_LEN, SEG_LEN, SEED + 2, 0) == FIXTURE_MATCH);
+	scif_close(ep);
+	scif_close(l);
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	return 0;
+}
+
+/*
+ * SCIF, node 1: writes into the read-only windows are EACCES (a remote fence
+ * signal ENXIO); the writable window takes SEED + 2, seen through the read-only
+ * window over the same pages. Stays connected until told to go.
+ */
+static int child_scif_split_peer(int sock, const char *arg)
+{
+	struct scif_portID dst = { .node = 0 };
+	unsigned char *local;
+	uint64_t port;
+	scif_epd_t ep;
+	off_t loff;
+	char c;
+
+	(void)arg;
+	PROC_CHECK(proc_recv(sock, &port, WAIT_MS) == 0);
+	dst.port = (uint16_t)port;
+	PROC_CHECK((ep = scif_open()) >= 0);
+	PROC_CHECK(scif_connect(ep, &dst) >= 0);
+	PROC_CHECK(scif_recv(ep, &c, 1, SCIF_RECV_BLOCK) == 1);
+	local = mmap(NULL, SEG_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	PROC_CHECK(local != MAP_FAILED);
+	fixture_pattern(local, SEG_LEN, SEED + 2, 0);
+	PROC_CHECK((loff = scif_register(ep, local, SEG_LEN, 0, SCIF_PROT_READ | SCIF_PROT_WRITE, 0)) >= 0);
+	PROC_CHECK(scif_writeto(ep, loff, SEG_LEN, 0, SCIF_RMA_SYNC) == -1 && errno == EACCES);
+	PROC_CHECK(scif_writeto(ep, loff, SEG_LEN, 2 * SEG_LEN, SCIF_RMA_SYNC) == -1 && errno == EACCES);
+	PROC_CHECK(scif_fence_signal(ep, 0, 0, 0, 1, SCIF_FENCE_INIT_SELF | SCIF_SIGNAL_REMOTE) == -1 &&
+		   errno == ENXIO);
+	PROC_CHECK(scif_writeto(ep, loff, SEG_LEN, SEG_LEN, SCIF_RMA_SYNC) == 0);
+	memset(local, 0, SEG_LEN);
+	PROC_CHECK(scif_readfrom(ep, loff, SEG_LEN, 2 * SEG_LEN, SCIF_RMA_SYNC) == 0);
+	PROC_CHECK(fixture_pattern_check(local, SEG_LEN, SEED + 2, 0) == FIXTURE_MATCH);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, WAIT_MS) == 0);
+	scif_close(ep);
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	return 0;
+}
+
+/*
+ * Core, node 2: finds the owner's window segments among the ids the core hands
+ * out (by their bytes, read through a read-only import) and asks for write access:
+ * the read-only window's segment and the read-only one over the writable window's
+ * pages refuse it (XRMA_EACCES), the writable window's segment grants it.
+ */
+static int child_core_prober(int sock, const char *arg)
+{
+	const uint64_t first = 0x40000000u;   /* the core's default XRMA_ID_ANY range */
+	unsigned refused_ro = 0, refused_shared = 0, granted = 0;
+	struct fixture_seg local;
+	struct xrma_ctx *ctx;
+	unsigned char *buf;
+
+	PROC_CHECK(open_ctx(arg, 2, &ctx) == 0);
+	PROC_CHECK(fixture_seg_make(ctx, SEG_LEN, XRMA_ACCESS_LOCAL_READ | XRMA_ACCESS_LOCAL_WRITE, false, 0,
+				    &local) == 0);
+	buf = local.addr;
+	for (uint64_t id = first; id < first + 32; id++) {
+		struct xrma_rseg *r, *w;
+		size_t len;
+		void *map;
+		int rc;
+
+		rc = xrma_rseg_open(ctx, 0, id, XRMA_ACCESS_REMOTE_READ, 0, WAIT_MS, &r);
+		if (rc)
+			continue;
+		if (xrma_rseg_size(r, &len) || len != SEG_LEN ||
+		    fixture_rma_sync(ctx, XRMA_RMA_READ, local.seg, 0, r, 0, SEG_LEN)) {
+			xrma_rseg_close(r);
+			continue;
+		}
+		/* A read-only import maps for loads only. */
+		PROC_CHECK(xrma_rseg_map(r, 0, SEG_LEN, XRMA_MAP_READ | XRMA_MAP_WRITE, &map) == -XRMA_EACCES);
+		rc = xrma_rseg_open(ctx, 0, id, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0, WAIT_MS,
+				    &w);
+		if (fixture_pattern_check(buf, SEG_LEN, SEED, 0) == FIXTURE_MATCH) {
+			PROC_CHECK(rc == -XRMA_EACCES);
+			refused_ro++;
+		} else if (fixture_pattern_check(buf, SEG_LEN, SEED + 2, 0) == FIXTURE_MATCH) {
+			PROC_CHECK(rc == 0 || rc == -XRMA_EACCES);
+			if (rc)
+				refused_shared++;
+			else
+				granted++;
+		}
+		if (!rc)
+			PROC_CHECK(xrma_rseg_close(w) == 0);
+		PROC_CHECK(xrma_rseg_close(r) == 0);
+	}
+	if (refused_ro != 1 || refused_shared != 1 || granted != 1)
+		fprintf(stderr, "prober: refused %u + %u, granted %u\n", refused_ro, refused_shared, granted);
+	PROC_CHECK(refused_ro == 1 && refused_shared == 1 && granted == 1);
+	PROC_CHECK(fixture_seg_close(&local) == 0);
+	PROC_CHECK(xrma_ctx_close(ctx) == 0);
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	return 0;
+}
+
 /* PXImc, node 1: a running PXImc system, until told to go. */
 static int child_pximc_owner(int sock, const char *arg)
 {
@@ -276,6 +413,9 @@ static const struct proc_role roles[] = {
 	{ "sisci_readonly", child_sisci_readonly },
 	{ "scif_owner", child_scif_owner },
 	{ "scif_peer", child_scif_peer },
+	{ "scif_split_owner", child_scif_split_owner },
+	{ "scif_split_peer", child_scif_split_peer },
+	{ "core_prober", child_core_prober },
 	{ "pximc_owner", child_pximc_owner },
 	{ "pximc_intruder", child_pximc_intruder },
 	{ NULL, NULL },
@@ -485,6 +625,31 @@ static void test_security_scif_readonly_window_stays_readonly(void **state)
 	run_readonly("sec-scif-ro", "scif_owner", 0, "scif_peer", 1, true);
 }
 
+static void test_security_scif_readonly_window_refuses_core_writers(void **state)
+{
+	char fabric[XRMA_NAME_MAX];
+	struct proc po, pp, pc;
+	uint64_t port;
+
+	(void)state;
+	need_processes();
+	fixture_fabric_name(fabric, sizeof(fabric), "sec-scif-core");
+	assert_int_equal(proc_spawn(&po, fabric, 0, "scif_split_owner", NULL), 0);
+	assert_int_equal(proc_recv(po.sock, &port, WAIT_MS), 0);
+	assert_int_equal(proc_spawn(&pp, fabric, 1, "scif_split_peer", NULL), 0);
+	assert_int_equal(proc_send(pp.sock, port), 0);
+	assert_int_equal(proc_expect(pp.sock, MSG_READY, WAIT_MS), 0);
+	assert_int_equal(proc_spawn(&pc, fabric, 2, "core_prober", fabric), 0);
+	assert_int_equal(proc_expect(pc.sock, MSG_DONE, WAIT_MS), 0);
+	assert_int_equal(proc_join(&pc, WAIT_MS), 0);
+	assert_int_equal(proc_send(po.sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(po.sock, MSG_DONE, WAIT_MS), 0);
+	assert_int_equal(proc_join(&po, WAIT_MS), 0);
+	assert_int_equal(proc_send(pp.sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(pp.sock, MSG_DONE, WAIT_MS), 0);
+	assert_int_equal(proc_join(&pp, WAIT_MS), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +662,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_security_pximc_other_user_is_refused),
 		cmocka_unit_test(test_security_sisci_readonly_map_faults_on_store),
 		cmocka_unit_test(test_security_scif_readonly_window_stays_readonly),
+		cmocka_unit_test(test_security_scif_readonly_window_refuses_core_writers),
 	};
 	int rc;
 
