@@ -24,6 +24,7 @@
  * as nodes. Not: registering user memory (windows are the vendor's memory, allocated at
  * pairing), atomics (a window mapping need not be coherent), doorbells and scratchpads, bus
  * addresses. max_seg_size is the window resource xrma's vendor library grants (64 MiB).
+ * Segments are one window each, paired with one other node: max_importers is 1.
  */
 static const struct xrma_caps pxp_caps = {
 	.flags = XRMA_CAP_MAP | XRMA_CAP_MULTIPROC,
@@ -41,6 +42,7 @@ static const struct xrma_caps pxp_caps = {
 	.mw_count = 0,
 	.mw_size = 0,
 	.xlat_align = 0,
+	.max_importers = 1,   /* a window has one partner (pximc_mem.c) */
 };
 
 /* The process's PXImc system is taken by one context at a time; opening marks the thread
