@@ -6,7 +6,8 @@
  * Dispatcher is loaded from the build (XRMA_PXIMC_DISPATCHER) and finds the vendor library
  * through a directory made here (PXIMC_VENDOR_PATH). Covered: capabilities and refusals,
  * export/import, mapped loads and stores both ways, RMA both ways, interrupts with data,
- * connections, a second importer of one segment, a peer killed while imported (the
+ * connections, a second importer of one segment (refused), a forked child (its parent holds
+ * the node), a peer killed while imported (the
  * survivor sees the loss and works with the node's next process), and a PXImc tree (a host
  * and two devices: what xrma_node_list and xrma_node_probe report on each).
  */
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include "tests/helpers/fixture.h"
 #include "tests/helpers/proc.h"
 
@@ -222,6 +224,8 @@ static void test_pximc_caps_and_refusals(void **state)
 	static unsigned char user[8192] __attribute__((aligned(4096)));
 	uint32_t ids[4];
 	size_t count;
+	int status;
+	pid_t pid;
 
 	(void)state;
 	assert_int_equal(ctx_open(&ctx), 0);
@@ -236,6 +240,15 @@ static void test_pximc_caps_and_refusals(void **state)
 	/* One PXImc system per process: one pximc context. */
 	assert_int_equal(ctx_open(&again), -XRMA_EADDRINUSE);
 	assert_true(xrma_error_detail()[0] != '\0');
+	/* A forked child is on its parent's node: the same answer, naming the parent. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(ctx_open(&again) == -XRMA_EADDRINUSE &&
+		      strstr(xrma_error_detail(), "forked child") ? 0 : 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 	/* Windows are the vendor's memory: user memory cannot back a segment. */
 	attr.addr = user;
 	assert_int_equal(xrma_seg_open(ctx, &attr, &seg), -XRMA_ENOTSUP);
