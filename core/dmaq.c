@@ -5,7 +5,9 @@
  * flags, abort, and waits that spin briefly before they block. The engine
  * thread (core/engine.c) runs asynchronous jobs, several at a time where the
  * provider has rma_post; a synchronous post on an idle queue runs in the
- * caller, which is what makes small SYNC transfers cheap.
+ * caller, which is what makes small SYNC transfers cheap. Where the provider
+ * also has rma_progress, posts go out from the caller while the engine is
+ * idle and waiters drive completions themselves before they block.
  */
 #include "core/dmaq.h"
 
@@ -290,25 +292,56 @@ static void cancel_job(struct xrma_rma_job *job)
 	complete_job(job, -XRMA_ECANCELED);
 }
 
+/* Start an asynchronous job: from the caller when the engine is idle, else through it. */
+static void start_async(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job)
+{
+	int ret = xrma_engine_post_direct(dmaq->ctx, job);
+
+	if (!ret)
+		ret = xrma_engine_submit(dmaq->ctx, job);
+	if (ret < 0)
+		complete_job(job, ret);   /* reported through the queue, as a transfer that failed */
+}
+
+/*
+ * Before a waiter blocks (dmaq lock held, released meanwhile): drive the
+ * provider's completions from this thread while that makes progress, when
+ * the provider lets us. *driving turns false once a drive ran dry.
+ */
+static void drive_locked(struct xrma_core_dmaq *dmaq, bool *driving)
+{
+	size_t seen;
+
+	if (!*driving || !dmaq->outstanding || !xrma_engine_can_drive(dmaq->ctx)) {
+		*driving = false;
+		return;
+	}
+	seen = atomic_load_explicit(&dmaq->progress, memory_order_acquire);
+	xrma_unlock(&dmaq->lock);
+	*driving = xrma_engine_drive(dmaq->ctx, &dmaq->progress, seen);
+	xrma_lock(&dmaq->lock);
+}
+
 /* Run a synchronous job to the end and return its status; the poster owns (and frees) the job. */
 static int run_sync(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job, bool inline_run)
 {
 	struct xrma_deadline forever;
+	bool driving = true;
 	int status;
 
-	if (inline_run) {
+	if (inline_run)
 		xrma_core_dmaq_job_run(job);
-	} else {
-		int ret = xrma_engine_submit(dmaq->ctx, job);
-
-		if (ret) {
-			complete_job(job, ret);
-		}
-	}
+	else
+		start_async(dmaq, job);
 	xrma_deadline_set(&forever, -1);
 	xrma_lock(&dmaq->lock);
-	while (!job->done)
+	while (!job->done) {
+		if (driving) {
+			drive_locked(dmaq, &driving);
+			continue;
+		}
 		xrma_cond_wait(&dmaq->cond, &dmaq->lock, &forever);
+	}
 	status = job->status;
 	xrma_unlock(&dmaq->lock);
 	return status;
@@ -370,12 +403,8 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 		if (on_heap)
 			free(job);
 	} else {
-		ret = xrma_engine_submit(dmaq->ctx, job);
-		if (ret) {
-			/* Report through the queue, as a transfer that failed. */
-			complete_job(job, ret);
-			ret = 0;
-		}
+		start_async(dmaq, job);
+		ret = 0;
 	}
 	xrma_handle_put(&dmaq->obj);
 	return ret;
@@ -440,7 +469,7 @@ int xrma_dmaq_wait(struct xrma_dmaq *handle, struct xrma_completion *out, int ti
 {
 	struct xrma_core_dmaq *dmaq;
 	struct xrma_deadline deadline;
-	bool spun = false;
+	bool spun = false, driving = timeout_ms != 0;
 	int ret;
 
 	if (!out)
@@ -451,6 +480,10 @@ int xrma_dmaq_wait(struct xrma_dmaq *handle, struct xrma_completion *out, int ti
 	xrma_deadline_set(&deadline, timeout_ms);
 	xrma_lock(&dmaq->lock);
 	while (!take_locked(dmaq, out, 1)) {
+		if (driving) {
+			drive_locked(dmaq, &driving);
+			continue;
+		}
 		if (!spun && dmaq->outstanding && timeout_ms) {
 			xrma_unlock(&dmaq->lock);
 			spin_for_progress(dmaq);
@@ -472,6 +505,7 @@ int xrma_dmaq_drain(struct xrma_dmaq *handle, int timeout_ms)
 {
 	struct xrma_core_dmaq *dmaq;
 	struct xrma_deadline deadline;
+	bool driving = timeout_ms != 0;
 	int ret;
 
 	ret = xrma_core_dmaq_acquire(handle, &dmaq);
@@ -480,6 +514,10 @@ int xrma_dmaq_drain(struct xrma_dmaq *handle, int timeout_ms)
 	xrma_deadline_set(&deadline, timeout_ms);
 	xrma_lock(&dmaq->lock);
 	while (dmaq->outstanding || dmaq->signals) {
+		if (driving) {
+			drive_locked(dmaq, &driving);
+			continue;
+		}
 		if (xrma_cond_wait(&dmaq->cond, &dmaq->lock, &deadline) &&
 		    (dmaq->outstanding || dmaq->signals)) {
 			ret = -XRMA_ETIMEDOUT;

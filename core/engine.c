@@ -13,6 +13,8 @@
 
 /* Transfers in flight across all queues of a context; each queue's depth bounds its own. */
 #define ENGINE_ACTIVE_MAX 1024
+/* Completion reads a driving waiter makes before it blocks (each may be a system call). */
+#define ENGINE_DRIVE_ROUNDS 1000
 
 void xrma_engine_init(struct xrma_engine *engine)
 {
@@ -24,6 +26,8 @@ void xrma_engine_init(struct xrma_engine *engine)
 	engine->async = false;
 	atomic_init(&engine->queued, 0);
 	atomic_init(&engine->finished, 0);
+	atomic_init(&engine->drivers, 0);
+	engine->retiring = false;
 	engine->started = engine->stop = false;
 }
 
@@ -54,6 +58,19 @@ static bool can_start_locked(const struct xrma_engine *engine)
 	return engine->active < ENGINE_ACTIVE_MAX && !(engine->active && (job->flags & XRMA_RMA_FENCE));
 }
 
+/* On the active list before it is posted: the provider may finish it at once. */
+static void activate_locked(struct xrma_engine *engine, struct xrma_rma_job *job)
+{
+	job->next = NULL;
+	job->finished = false;
+	if (engine->active_tail)
+		engine->active_tail->next = job;
+	else
+		engine->active_head = job;
+	engine->active_tail = job;
+	engine->active++;
+}
+
 static struct xrma_rma_job *pop_locked(struct xrma_engine *engine)
 {
 	struct xrma_rma_job *job = engine->head;
@@ -64,16 +81,8 @@ static struct xrma_rma_job *pop_locked(struct xrma_engine *engine)
 	job->next = NULL;
 	atomic_fetch_sub_explicit(&engine->queued, 1, memory_order_relaxed);
 	xrma_core_dmaq_job_started(job);
-	if (engine->async) {
-		/* On the active list before it is posted: the provider may finish it at once. */
-		job->finished = false;
-		if (engine->active_tail)
-			engine->active_tail->next = job;
-		else
-			engine->active_head = job;
-		engine->active_tail = job;
-		engine->active++;
-	}
+	if (engine->async)
+		activate_locked(engine, job);
 	return job;
 }
 
@@ -95,11 +104,26 @@ static struct xrma_rma_job *take_finished_locked(struct xrma_engine *engine)
 	return first;
 }
 
-/* Whether there is work now, read without the lock (for the spin before blocking). */
+/* Report a list taken by take_finished_locked (the caller set retiring). */
+static void report(struct xrma_rma_job *retired)
+{
+	while (retired) {
+		struct xrma_rma_job *job = retired;
+
+		retired = job->next;
+		xrma_core_dmaq_job_retire(job, job->result);
+	}
+}
+
+/*
+ * Whether there is work now, read without the lock (for the spin before
+ * blocking). Completions a driving waiter will report are not the engine's.
+ */
 static bool work_visible(struct xrma_engine *engine, size_t finished_seen)
 {
 	return atomic_load_explicit(&engine->queued, memory_order_acquire) ||
-	       atomic_load_explicit(&engine->finished, memory_order_acquire) != finished_seen;
+	       (atomic_load_explicit(&engine->finished, memory_order_acquire) != finished_seen &&
+		!atomic_load(&engine->drivers));
 }
 
 static void *engine_main(void *arg)
@@ -118,7 +142,10 @@ static void *engine_main(void *arg)
 		xrma_lock(&engine->lock);
 		for (;;) {
 			finished_seen = atomic_load_explicit(&engine->finished, memory_order_relaxed);
-			retired = take_finished_locked(engine);
+			/* One reporter at a time keeps the queues' completions in posting order. */
+			retired = engine->retiring ? NULL : take_finished_locked(engine);
+			if (retired)
+				engine->retiring = true;
 			if (can_start_locked(engine))
 				start = pop_locked(engine);
 			if (retired || start || (engine->stop && !engine->active && !engine->head))
@@ -128,11 +155,11 @@ static void *engine_main(void *arg)
 		xrma_unlock(&engine->lock);
 		if (!retired && !start)
 			return NULL;
-		while (retired) {
-			struct xrma_rma_job *job = retired;
-
-			retired = job->next;
-			xrma_core_dmaq_job_retire(job, job->result);
+		if (retired) {
+			report(retired);
+			xrma_lock(&engine->lock);
+			engine->retiring = false;
+			xrma_unlock(&engine->lock);
 		}
 		if (start && engine->async)
 			xrma_core_dmaq_job_post(start);
@@ -141,22 +168,29 @@ static void *engine_main(void *arg)
 	}
 }
 
+/* Start the thread on first use. */
+static int start_locked(struct xrma_core_ctx *ctx, struct xrma_engine *engine)
+{
+	if (engine->started)
+		return 0;
+	engine->async = ctx->prov->ops->rma_post != NULL;
+	if (pthread_create(&engine->thread, NULL, engine_main, engine))
+		return -XRMA_ENOMEM;
+	xrma_core_placement_start_thread(&ctx->placement, engine->thread, "xrma-dma");
+	engine->started = true;
+	return 0;
+}
+
 int xrma_engine_submit(struct xrma_core_ctx *ctx, struct xrma_rma_job *job)
 {
 	struct xrma_engine *engine = &ctx->engine;
-	int ret = 0;
+	int ret;
 
 	job->next = NULL;
 	xrma_lock(&engine->lock);
-	if (!engine->started) {
-		engine->async = ctx->prov->ops->rma_post != NULL;
-		if (pthread_create(&engine->thread, NULL, engine_main, engine)) {
-			ret = -XRMA_ENOMEM;
-			goto out_unlock;
-		}
-		xrma_core_placement_start_thread(&ctx->placement, engine->thread, "xrma-dma");
-		engine->started = true;
-	}
+	ret = start_locked(ctx, engine);
+	if (ret)
+		goto out_unlock;
 	if (engine->tail)
 		engine->tail->next = job;
 	else
@@ -169,14 +203,88 @@ out_unlock:
 	return ret;
 }
 
+bool xrma_engine_can_drive(const struct xrma_core_ctx *ctx)
+{
+	return ctx->prov->ops->rma_post && ctx->prov->ops->rma_progress;
+}
+
+int xrma_engine_post_direct(struct xrma_core_ctx *ctx, struct xrma_rma_job *job)
+{
+	struct xrma_engine *engine = &ctx->engine;
+	int ret;
+
+	if (!xrma_engine_can_drive(ctx))
+		return 0;
+	xrma_lock(&engine->lock);
+	/* The thread still reports what finishes while nobody drives. */
+	ret = start_locked(ctx, engine);
+	if (!ret && !engine->head && engine->active < ENGINE_ACTIVE_MAX &&
+	    !(engine->active && (job->flags & XRMA_RMA_FENCE))) {
+		xrma_core_dmaq_job_started(job);
+		activate_locked(engine, job);
+		ret = 1;
+	}
+	xrma_unlock(&engine->lock);
+	if (ret == 1)
+		xrma_core_dmaq_job_post(job);
+	return ret;
+}
+
+/* Report the finished jobs at the front unless someone else is doing it; true if any. */
+static bool retire_ready(struct xrma_engine *engine)
+{
+	bool any = false;
+
+	xrma_lock(&engine->lock);
+	while (!engine->retiring) {
+		struct xrma_rma_job *retired = take_finished_locked(engine);
+
+		if (!retired)
+			break;
+		engine->retiring = true;
+		xrma_unlock(&engine->lock);
+		report(retired);
+		any = true;
+		xrma_lock(&engine->lock);
+		engine->retiring = false;
+	}
+	/* A job held back (a fence) may start now: the engine thread posts it. */
+	if (any && can_start_locked(engine))
+		xrma_cond_broadcast(&engine->cond);
+	xrma_unlock(&engine->lock);
+	return any;
+}
+
+bool xrma_engine_drive(struct xrma_core_ctx *ctx, const atomic_size_t *progress, size_t seen)
+{
+	struct xrma_engine *engine = &ctx->engine;
+	size_t finished_seen = atomic_load(&engine->finished);
+	bool moved = false;
+
+	atomic_fetch_add(&engine->drivers, 1);
+	for (int round = 0; round < ENGINE_DRIVE_ROUNDS && !moved; round++) {
+		ctx->prov->ops->rma_progress(ctx->prov_state);
+		/* Completions read here or by the provider's own thread: no wake-up is sent now. */
+		if (atomic_load(&engine->finished) != finished_seen) {
+			finished_seen = atomic_load(&engine->finished);
+			retire_ready(engine);
+		}
+		moved = atomic_load_explicit(progress, memory_order_acquire) != seen;
+	}
+	atomic_fetch_sub(&engine->drivers, 1);
+	/* What finished while we drove and nobody reported is ours to report. */
+	retire_ready(engine);
+	return moved || atomic_load_explicit(progress, memory_order_acquire) != seen;
+}
+
 void xrma_engine_job_done(struct xrma_engine *engine, struct xrma_rma_job *job, int status)
 {
 	xrma_lock(&engine->lock);
 	job->result = status;
 	job->finished = true;
 	atomic_fetch_add_explicit(&engine->finished, 1, memory_order_release);
-	/* Only the front job's end lets the engine retire, or start a fence. */
-	if (engine->active_head == job)
+	/* Only the front job's end lets the engine retire, or start a fence; a driver reports itself. */
+	if (engine->active_head == job && !atomic_load(&engine->drivers))
 		xrma_cond_broadcast(&engine->cond);
 	xrma_unlock(&engine->lock);
 }

@@ -134,6 +134,17 @@ struct xrma_provider_ops {
 			const struct iovec *iov, size_t count, uint32_t flags,
 			void (*done)(void *arg, int status), void *arg);
 
+	/*
+	 * Optional, with rma_post: read completions from the calling thread and
+	 * call the done of each posted transfer found finished, as the provider's
+	 * own progress would. Never blocks; returns how many completions it
+	 * handled (0 when none, or when another thread is reading them now). With
+	 * it the core posts from the caller's thread and lets a waiting caller
+	 * drive its transfers to their end instead of sleeping until another
+	 * thread reports them.
+	 */
+	int (*rma_progress)(void *state);
+
 	/* --- optional, each tied to a capability bit --- */
 	/* XRMA_CAP_REGISTER: back exportable memory with the caller's pages. */
 	int (*mem_register)(void *state, void *addr, size_t len, struct xrma_prov_mem **mem);

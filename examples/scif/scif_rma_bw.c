@@ -7,12 +7,18 @@
  * to the v-calls), and asynchronously (a batch, then one fence). The
  * baseline is memcpy of the same size between two local buffers in the same
  * run; ratio = SCIF time / memcpy time (1.11 is 0.9x memcpy bandwidth).
+ * On the ofi provider (XRMA_PROVIDER=ofi; a node file for nodes 0 and 1 on
+ * 127.0.0.1 is made unless XRMA_OFI_NODES names one) the baseline is raw
+ * libfabric instead (examples/ofi/ofi_raw.h): fi_writemsg (delivery complete)
+ * or fi_readmsg of the same size to a raw target process, one at a time for
+ * the synchronous modes, 16 in flight for async+fence.
  * Data is checked once per table, outside the timed loops.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "scif_bench.h"
+#include "../ofi/ofi_raw.h"
 
 #define HOST_WIN 0
 
@@ -43,6 +49,7 @@ struct rma {
 	char *local;        /* the host's registered window at HOST_WIN */
 	char *plain;        /* unregistered memory for the v-calls */
 	char *copy;         /* memcpy baseline destination */
+	struct ofi_raw_link *raw;   /* on ofi: the raw libfabric baseline */
 };
 
 static int rma_one(struct rma *r)
@@ -84,6 +91,14 @@ static void memcpy_round(void *arg, int iterations)
 	}
 }
 
+static void raw_round(void *arg, int iterations)
+{
+	struct rma *r = arg;
+	bool read = r->op == OP_READFROM || r->op == OP_VREADFROM;
+
+	ofi_raw_link_round(r->raw, read, r->len, iterations, r->async ? OFI_RAW_WINDOW : 1);
+}
+
 /* Write a pattern, move it with the op, read it back the other way: must match. */
 static void rma_verify(struct rma *r)
 {
@@ -122,15 +137,22 @@ int main(int argc, char **argv)
 {
 	struct bench_opts opts = { .iterations = 200, .repetitions = 5, .max_size = 1 << 20 };
 	struct scif_bench b;
+	struct ofi_raw_link raw = { 0 };
 	struct rma r;
 	char name[64];
+	bool ofi;
 
 	scif_bench_card_dispatch(argc, argv, "scif_rma_bw");
 	bench_parse(argc, argv, &opts, "  SCIF RMA time per transfer against memcpy\n");
 	opts.max_size = scif_bench_round(opts.max_size);
+	/* Before any xrma thread: the raw target is a process of its own. */
+	ofi = ofi_raw_selected(0, 1);
+	if (ofi)
+		ofi_raw_link_start(&raw, opts.max_size, 1);
 	scif_bench_start(argv, opts.max_size, &b);
 	r = (struct rma){ .epd = b.epd, .local = scif_bench_pages(opts.max_size),
-			  .plain = scif_bench_pages(opts.max_size), .copy = scif_bench_pages(opts.max_size) };
+			  .plain = scif_bench_pages(opts.max_size), .copy = scif_bench_pages(opts.max_size),
+			  .raw = &raw };
 	if (scif_register(b.epd, r.local, opts.max_size, HOST_WIN, SCIF_PROT_READ | SCIF_PROT_WRITE,
 			  SCIF_MAP_FIXED) != HOST_WIN)
 		scif_bench_die("scif_register");
@@ -140,7 +162,9 @@ int main(int argc, char **argv)
 			r.flags = modes[m].flags;
 			r.async = modes[m].async;
 			snprintf(name, sizeof(name), "%s[%s]", op_names[op], modes[m].name);
-			bench_header(&opts, name, scif_bench_setup(&b), "scif_us", "memcpy_us");
+			bench_header(&opts, name, scif_bench_setup(&b), "scif_us",
+				     ofi ? (op == OP_READFROM || op == OP_VREADFROM ? "fi_read_us" : "fi_write_us")
+					 : "memcpy_us");
 			for (size_t len = 8; len <= opts.max_size; len *= 8) {
 				double med, min, bmed, bmin;
 				int iters = len >= (256u << 10) ? (opts.iterations + 9) / 10 : opts.iterations;
@@ -148,7 +172,8 @@ int main(int argc, char **argv)
 				r.len = len;
 				rma_verify(&r);
 				scif_bench_measure(rma_round, &r, iters, opts.repetitions, &med, &min);
-				scif_bench_measure(memcpy_round, &r, iters, opts.repetitions, &bmed, &bmin);
+				scif_bench_measure(ofi ? raw_round : memcpy_round, &r, iters, opts.repetitions,
+						   &bmed, &bmin);
 				bench_row(&opts, len, iters, med, min, bmed, bmin);
 				if (len < opts.max_size && len * 8 > opts.max_size)
 					len = opts.max_size / 8;   /* end on max_size */
@@ -157,6 +182,7 @@ int main(int argc, char **argv)
 	}
 	scif_unregister(b.epd, HOST_WIN, opts.max_size);
 	scif_bench_stop(&b);
+	ofi_raw_link_stop(&raw);
 	scif_bench_free(r.local);
 	scif_bench_free(r.plain);
 	scif_bench_free(r.copy);

@@ -8,6 +8,7 @@
 #include "sisci_bench.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,8 +188,23 @@ void sb_node_open(struct sb_node *n, const struct sb_opts *o)
 	}
 	sb_check(err, "SCIConnectSegment");
 	n->remote_mem = SCIMapRemoteSegment(n->remote, &n->remote_map, 0, size, NULL, 0, &err);
+	if (err == SCI_ERR_NOT_IMPLEMENTED) {
+		/* No load/store over this provider: control words go by DMA. */
+		n->remote_mem = NULL;
+		SCICreateDMAQueue(n->sd, &n->ctrl_dq, o->adapter, 1, 0, &err);
+		sb_check(err, "SCICreateDMAQueue(control)");
+	}
 	sb_check(err, "SCIMapRemoteSegment");
 	raw_open(n, SB_CTRL_BYTES + o->buffer);
+}
+
+void sb_need_mapping(const struct sb_node *n)
+{
+	if (!n->remote_mem) {
+		fprintf(stderr, "%s: this provider cannot map remote memory (SCIMapRemoteSegment: "
+				"not implemented); this program measures load/store\n", n->me);
+		exit(1);
+	}
 }
 
 void sb_node_close(struct sb_node *n)
@@ -197,8 +213,13 @@ void sb_node_close(struct sb_node *n)
 	sci_error_t err;
 	int tries;
 
-	SCIUnmapSegment(n->remote_map, 0, &err);
-	sb_check(err, "SCIUnmapSegment(remote)");
+	if (n->remote_mem) {
+		SCIUnmapSegment(n->remote_map, 0, &err);
+		sb_check(err, "SCIUnmapSegment(remote)");
+	} else {
+		SCIRemoveDMAQueue(n->ctrl_dq, 0, &err);
+		sb_check(err, "SCIRemoveDMAQueue(control)");
+	}
 	SCIDisconnectSegment(n->remote, 0, &err);
 	sb_check(err, "SCIDisconnectSegment");
 	SCIUnmapSegment(n->local_map, 0, &err);
@@ -223,16 +244,44 @@ static volatile _Atomic uint64_t *ctrl(volatile uint8_t *mem)
 	return (volatile _Atomic uint64_t *)(void *)mem;
 }
 
+/*
+ * Without a mapping: words [first, first+count) of the peer's control page by
+ * DMA, staged at the same offset of our own page's outbox half (the peer never
+ * writes there). DMA_WAIT returns once they are in the peer's memory.
+ */
+#define SB_OUTBOX (SB_CTRL_BYTES / 2)
+
+static void ctrl_dma(struct sb_node *n, const uint64_t *words, unsigned first, unsigned count)
+{
+	size_t at = first * sizeof(uint64_t);
+	sci_error_t err;
+
+	memcpy((uint8_t *)n->local_mem + SB_OUTBOX + at, words, count * sizeof(uint64_t));
+	SCIStartDmaTransfer(n->ctrl_dq, n->local, n->remote, SB_OUTBOX + at, count * sizeof(uint64_t),
+			    at, NULL, NULL, SCI_FLAG_DMA_WAIT, &err);
+	sb_check(err, "SCIStartDmaTransfer(control)");
+}
+
 void sb_command(struct sb_node *n, uint64_t cmd, uint64_t arg0, uint64_t arg1)
 {
-	volatile _Atomic uint64_t *theirs = ctrl(n->remote_mem), *mine = ctrl(n->local_mem);
+	volatile _Atomic uint64_t *mine = ctrl(n->local_mem);
 	uint64_t start = bench_now_ns();
 
 	n->seq++;
-	atomic_store_explicit(&theirs[SB_CMD], cmd, memory_order_relaxed);
-	atomic_store_explicit(&theirs[SB_ARG0], arg0, memory_order_relaxed);
-	atomic_store_explicit(&theirs[SB_ARG1], arg1, memory_order_relaxed);
-	atomic_store_explicit(&theirs[SB_SEQ], n->seq, memory_order_release);
+	if (!n->remote_mem) {
+		uint64_t words[] = { cmd, arg0, arg1 };
+
+		/* The arguments are in place before the sequence number shows. */
+		ctrl_dma(n, words, SB_CMD, 3);
+		ctrl_dma(n, &n->seq, SB_SEQ, 1);
+	} else {
+		volatile _Atomic uint64_t *theirs = ctrl(n->remote_mem);
+
+		atomic_store_explicit(&theirs[SB_CMD], cmd, memory_order_relaxed);
+		atomic_store_explicit(&theirs[SB_ARG0], arg0, memory_order_relaxed);
+		atomic_store_explicit(&theirs[SB_ARG1], arg1, memory_order_relaxed);
+		atomic_store_explicit(&theirs[SB_SEQ], n->seq, memory_order_release);
+	}
 	while (atomic_load_explicit(&mine[SB_ACK], memory_order_acquire) != n->seq)
 		if (bench_now_ns() - start > STALL_NS) {
 			fprintf(stderr, "%s: the server does not answer\n", n->me);
@@ -245,11 +294,15 @@ uint64_t sb_next_command(struct sb_node *n, uint64_t *arg0, uint64_t *arg1)
 	volatile _Atomic uint64_t *mine = ctrl(n->local_mem);
 	uint64_t start = bench_now_ns();
 
-	while (atomic_load_explicit(&mine[SB_SEQ], memory_order_acquire) == n->seq)
+	while (atomic_load_explicit(&mine[SB_SEQ], memory_order_acquire) == n->seq) {
 		if (bench_now_ns() - start > STALL_NS * 6) {
 			fprintf(stderr, "%s: the client is silent\n", n->me);
 			exit(1);
 		}
+		/* Without a mapping, what arrives lands through the provider's thread: let it run. */
+		if (!n->remote_mem)
+			sched_yield();
+	}
 	n->seq = atomic_load_explicit(&mine[SB_SEQ], memory_order_acquire);
 	*arg0 = atomic_load_explicit(&mine[SB_ARG0], memory_order_relaxed);
 	*arg1 = atomic_load_explicit(&mine[SB_ARG1], memory_order_relaxed);
@@ -258,11 +311,34 @@ uint64_t sb_next_command(struct sb_node *n, uint64_t *arg0, uint64_t *arg1)
 
 void sb_ack(struct sb_node *n)
 {
-	atomic_store_explicit(&ctrl(n->remote_mem)[SB_ACK], n->seq, memory_order_release);
+	if (!n->remote_mem)
+		ctrl_dma(n, &n->seq, SB_ACK, 1);
+	else
+		atomic_store_explicit(&ctrl(n->remote_mem)[SB_ACK], n->seq, memory_order_release);
+}
+
+struct memcpy_base {
+	void *to;
+	const void *from;
+};
+
+static void memcpy_rounds(void *ctx, size_t size, int iterations)
+{
+	struct memcpy_base *m = ctx;
+
+	(void)bench_memcpy_GBps(m->to, m->from, size, iterations);
 }
 
 void sb_bandwidth_rows(const struct bench_opts *b, void *to, const void *from, sb_transfer_fn ours,
 		       void *ctx)
+{
+	struct memcpy_base m = { to, from };
+
+	sb_bandwidth_rows_vs(b, memcpy_rounds, &m, ours, ctx);
+}
+
+void sb_bandwidth_rows_vs(const struct bench_opts *b, sb_baseline_fn baseline, void *base_ctx,
+			  sb_transfer_fn ours, void *ctx)
 {
 	double mine[64], base[64];
 	int reps = b->repetitions > 64 ? 64 : b->repetitions;
@@ -273,7 +349,9 @@ void sb_bandwidth_rows(const struct bench_opts *b, void *to, const void *from, s
 		for (int r = 0; r < reps; r++) {
 			uint64_t t0;
 
-			base[r] = bench_memcpy_GBps(to, from, size, iters);
+			t0 = bench_now_ns();
+			baseline(base_ctx, size, iters);
+			base[r] = (double)size * iters / (double)(bench_now_ns() - t0);
 			t0 = bench_now_ns();
 			for (int i = 0; i < iters; i++)
 				ours(ctx, size);

@@ -9,7 +9,9 @@
  * segment (control words and a buffer), connects to the other's and maps it;
  * the client drives the run with commands in the server's control words. The
  * raw baseline uses a plain POSIX shared-memory page between the same two
- * processes, with the same layout and protocol.
+ * processes, with the same layout and protocol. Where the provider cannot map
+ * remote memory (ofi), remote_mem is NULL and the control words travel by DMA
+ * (programs that need the mapping itself say so and stop).
  */
 #ifndef XRMA_SISCI_BENCH_H
 #define XRMA_SISCI_BENCH_H
@@ -43,7 +45,8 @@ struct sb_node {
 	volatile uint8_t *local_mem;     /* my segment: control page + buffer */
 	sci_remote_segment_t remote;
 	sci_map_t remote_map;
-	volatile uint8_t *remote_mem;    /* the peer's segment, mapped */
+	volatile uint8_t *remote_mem;    /* the peer's segment, mapped; NULL: not mappable */
+	sci_dma_queue_t ctrl_dq;         /* without remote_mem: control words go by DMA */
 	volatile uint8_t *raw;           /* the raw page, shared by both (same layout x2) */
 	volatile uint8_t *raw_mine, *raw_peer;  /* my half and the peer's half */
 	char raw_name[96];
@@ -81,6 +84,12 @@ void sb_ack(struct sb_node *n);
 typedef void (*sb_transfer_fn)(void *ctx, size_t size);
 void sb_bandwidth_rows(const struct bench_opts *b, void *to, const void *from, sb_transfer_fn ours,
 		       void *ctx);
+/* The same rows against another baseline: base(base_ctx, size, iterations). */
+typedef void (*sb_baseline_fn)(void *ctx, size_t size, int iterations);
+void sb_bandwidth_rows_vs(const struct bench_opts *b, sb_baseline_fn base, void *base_ctx,
+			  sb_transfer_fn ours, void *ctx);
+/* Exit with a message unless the peer's segment is mapped (programs that need load/store). */
+void sb_need_mapping(const struct sb_node *n);
 
 /* Server with nothing to do but follow: acknowledge every command until quit. */
 void sb_serve_until(struct sb_node *n, uint64_t quit);

@@ -133,6 +133,7 @@ int main(int argc, char **argv)
 	sb_parse(argc, argv, &o, "Reflective memory: checked block updates, writer to reader.\n");
 	bench_pin_thread(o.server ? 1 : 0);
 	sb_node_open(&n, &o);
+	sb_need_mapping(&n);
 	if (o.server)
 		server(&n);
 	else

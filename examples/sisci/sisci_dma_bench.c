@@ -7,11 +7,17 @@
  * the same two processes share (the floor). The bytes are checked afterwards
  * by reading them back through a second DMA.
  *   sisci_dma_bench | sisci_dma_bench -server -rn 1 | sisci_dma_bench -client -rn 2
+ * On the ofi provider (XRMA_PROVIDER=ofi; a node file for nodes 1 and 2 on
+ * 127.0.0.1 is made unless XRMA_OFI_NODES names one) the baseline is raw
+ * libfabric instead (examples/ofi/ofi_raw.h): fi_writemsg with delivery
+ * complete, or fi_readmsg, of the same size, one at a time like DMA_WAIT, to
+ * a raw target process of this run, same libfabric provider.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sisci_bench.h"
+#include "../ofi/ofi_raw.h"
 
 enum { CMD_QUIT = 1 };
 
@@ -61,11 +67,36 @@ static void dma_once(void *ctx, size_t size)
 	sb_check(err, "SCIStartDmaTransfer");
 }
 
+struct raw_run {
+	struct ofi_raw_link *link;
+	bool read;
+};
+
+static void raw_rounds(void *ctx, size_t size, int iterations)
+{
+	struct raw_run *r = ctx;
+
+	ofi_raw_link_round(r->link, r->read, size, iterations, 1);
+}
+
 static void direction(struct sb_node *n, const struct sb_opts *o, sci_dma_queue_t dq,
-		      struct dma_side *local, bool read)
+		      struct dma_side *local, bool read, struct ofi_raw_link *link)
 {
 	struct dma_run run = { n, dq, local, SCI_FLAG_DMA_WAIT | (read ? SCI_FLAG_DMA_READ : 0) };
 	uint8_t *raw = (uint8_t *)n->raw_peer + SB_CTRL_BYTES;
+
+	if (link) {
+		struct raw_run r = { link, read };
+
+		bench_header(&o->bench, read ? "dma_read" : "dma_write",
+			     read ? "server segment -> local segment, SCIStartDmaTransfer(DMA_WAIT|DMA_READ) "
+				    "vs raw fi_readmsg"
+				  : "local segment -> server segment, SCIStartDmaTransfer(DMA_WAIT) "
+				    "vs raw fi_writemsg(DELIVERY_COMPLETE)",
+			     "sisci_GBps", read ? "fi_read_GBps" : "fi_write_GBps");
+		sb_bandwidth_rows_vs(&o->bench, raw_rounds, &r, dma_once, &run);
+		return;
+	}
 
 	bench_header(&o->bench, read ? "dma_read" : "dma_write",
 		     read ? "server segment -> local segment, SCIStartDmaTransfer(DMA_WAIT|DMA_READ)"
@@ -102,10 +133,15 @@ int main(int argc, char **argv)
 			     .segment_id = SEGMENT_ID };
 	struct sb_node n = { 0 };
 	struct dma_side a, b;
+	struct ofi_raw_link link = { 0 };
 	sci_dma_queue_t dq;
 	sci_error_t err;
+	bool ofi = ofi_raw_selected(1, 2);
 
 	sb_parse(argc, argv, &o, "DMA bandwidth, both directions, 64 B .. 16 MiB.\n");
+	/* Before any xrma thread: the raw target is a process of its own. */
+	if (ofi && !o.server)
+		ofi_raw_link_start(&link, o.bench.max_size, 1);
 	bench_pin_thread(o.server ? 1 : 0);
 	sb_node_open(&n, &o);
 	if (o.server) {
@@ -118,8 +154,8 @@ int main(int argc, char **argv)
 		SCICreateDMAQueue(n.sd, &dq, 0, 1, 0, &err);
 		sb_check(err, "SCICreateDMAQueue");
 		memset(a.mem, 0x5a, o.bench.max_size);
-		direction(&n, &o, dq, &a, false);
-		direction(&n, &o, dq, &a, true);
+		direction(&n, &o, dq, &a, false, link.up ? &link : NULL);
+		direction(&n, &o, dq, &a, true, link.up ? &link : NULL);
 		verify(&n, dq, &a, &b, o.bench.max_size);
 		SCIRemoveDMAQueue(dq, 0, &err);
 		sb_check(err, "SCIRemoveDMAQueue");
@@ -128,5 +164,6 @@ int main(int argc, char **argv)
 		sb_command(&n, CMD_QUIT, 0, 0);
 	}
 	sb_node_close(&n);
+	ofi_raw_link_stop(&link);
 	return sb_finish(&o);
 }

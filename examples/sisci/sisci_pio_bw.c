@@ -77,6 +77,7 @@ int main(int argc, char **argv)
 	sb_parse(argc, argv, &o, "PIO store bandwidth (SCIMemCpy through a remote map).\n");
 	bench_pin_thread(o.server ? 1 : 0);
 	sb_node_open(&n, &o);
+	sb_need_mapping(&n);
 	if (o.server) {
 		sb_serve_until(&n, CMD_QUIT);
 	} else {

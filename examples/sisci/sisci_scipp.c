@@ -77,6 +77,7 @@ int main(int argc, char **argv)
 		o.bench.max_size = SB_MESSAGE_MAX;
 	bench_pin_thread(o.server ? 1 : 0);
 	sb_node_open(&n, &o);
+	sb_need_mapping(&n);
 	if (o.server) {
 		server(&n);
 	} else {

@@ -321,6 +321,8 @@ XRMA_PXIMC_EXPORT int xrma_pximc_open(const struct xrma_ctx_attr *attr, struct x
 	if (info.caps.max_seg_size && info.caps.max_seg_size < px->win_limit)
 		px->win_limit = info.caps.max_seg_size;
 	px->tree_host = xrma_pximc_tree_host();
+	/* Windows are used by load and store: without mapping no session can be made. */
+	px->can_map = (info.caps.flags & XRMA_CAP_MAP) != 0;
 	px->next_session = 1;
 	px->next_uid = 1;
 	ret = xrma_pximc_listen(px);

@@ -246,6 +246,7 @@ tPXIMC_Status xrma_pximc_find_windows(struct xrma_pximc *px, uint32_t interface_
 	*actual = hdr.arg;
 	if (hdr.arg > max)
 		return PXIMC_INSUFFICIENT_SPACE;
-	memcpy(ids, found, hdr.len);
+	if (hdr.len)
+		memcpy(ids, found, hdr.len);   /* ids may be NULL when max is 0 */
 	return PXIMC_SUCCESS;
 }

@@ -156,6 +156,8 @@ static tPXIMC_Status xrma_pximc_check_logical(struct xrma_pximc *px, uint32_t in
 		return PXIMC_INVALID_ARGUMENT;
 	if (!session)
 		return PXIMC_INVALID_ARGUMENT;
+	if (!px->can_map)
+		return PXIMC_PHY_RESOURCE_NOT_AVAILABLE;
 	if (min_local > px->win_limit || min_remote > px->win_limit)
 		return PXIMC_SPACE_NOT_AVAILABLE;
 	return PXIMC_SUCCESS;
@@ -400,6 +402,8 @@ tPXIMC_Status xrma_pximc_request_physical_server(struct xrma_pximc *px, uint32_t
 	if (data_len > XRMA_PXIMC_DATA_MAX || (data_len && !data) || !local_size ||
 	    !physical_address || !session)
 		return PXIMC_INVALID_ARGUMENT;
+	if (!px->can_map)
+		return PXIMC_PHY_RESOURCE_NOT_AVAILABLE;
 	if (local_size > px->win_limit)
 		return PXIMC_SPACE_NOT_AVAILABLE;
 	s = xrma_pximc_session_new(node, PXIMC_CONNECTION_SERVER, protocol, local_size, local_size,
@@ -436,6 +440,8 @@ tPXIMC_Status xrma_pximc_request_physical_client(struct xrma_pximc *px, uint32_t
 		return PXIMC_INVALID_INTERFACE;
 	if (!min_remote || !max_remote || max_remote < min_remote || !session)
 		return PXIMC_INVALID_ARGUMENT;
+	if (!px->can_map)
+		return PXIMC_PHY_RESOURCE_NOT_AVAILABLE;
 	if (min_remote > px->win_limit)
 		return PXIMC_SPACE_NOT_AVAILABLE;
 	s = xrma_pximc_session_new(node, PXIMC_CONNECTION_CLIENT, protocol, 0, 0, max_remote,

@@ -96,6 +96,7 @@ struct xrma_pximc {
 	uint32_t self;           /* fixed */
 	uint64_t win_limit;      /* fixed */
 	uint32_t tree_host;      /* fixed: the tree's host node (pximc.tree_host), or UINT32_MAX */
+	bool can_map;            /* fixed: the provider maps remote memory (XRMA_CAP_MAP) */
 	pthread_mutex_t lock;    /* guards everything below */
 	pthread_cond_t cond;     /* CLOCK_MONOTONIC; broadcast on any session or latch change */
 	struct xrma_conn *listener;

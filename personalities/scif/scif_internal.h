@@ -101,6 +101,9 @@ struct xrma_scif_ep {
 	struct xrma_scif_ras_shared *peer_copy;  /* RAS_SIZE, then a scratch word */
 	struct xrma_seg *peer_copy_seg;
 	struct xrma_dmaq *peer_dmaq;            /* those reads only, never behind user RMAs */
+	bool peer_copy_valid;                /* the copy holds the peer's table at peer_copy_seq */
+	uint64_t peer_copy_seq;
+	bool peer_copy_current;              /* this call read the peer's seq and it matched */
 	uint64_t peer_seq_seen;              /* imports were checked against this table */
 	struct xrma_scif_window *windows;    /* sorted by offset */
 	size_t nwindows, windows_cap;

@@ -65,6 +65,8 @@ int xrma_scif_ep_enter(scif_epd_t epd, struct xrma_scif_ep **ep)
 
 void xrma_scif_ep_leave(struct xrma_scif_ep *ep)
 {
+	/* The next call looks at the peer's table again. */
+	ep->peer_copy_current = false;
 	pthread_mutex_unlock(&ep->lock);
 	xrma_scif_ep_put(ep);
 }

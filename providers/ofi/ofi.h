@@ -132,6 +132,7 @@ struct ofi_peer {
 	bool contact;               /* under lock: heartbeats flow both ways */
 	uint64_t last_heard_ns;     /* under lock */
 	uint64_t last_beat_ns;      /* under lock: our last heartbeat to it */
+	uint64_t silent_ns;         /* under lock: when a listing's ping went unanswered (0: never) */
 	struct ofi_tx *q_head, *q_tail;   /* under lock: sends waiting for room */
 };
 
@@ -304,6 +305,8 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
 		 const struct iovec *iov, size_t count, uint32_t flags,
 		 void (*done)(void *arg, int status), void *arg);
+/* Read completions from the calling thread (the core's driving waiter). */
+int ofi_rma_progress(void *state);
 /* A transfer's completion (from ofi_cq_poll): status 0 or a negative XRMA_E*. */
 void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status);
 /* The owner's incarnation is gone: asynchronous transfers to it report XRMA_ELOST now. */

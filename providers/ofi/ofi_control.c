@@ -37,6 +37,10 @@
 #define POLL_PAUSE_MAX_NS 1000000L
 /* How long a close waits for its goodbyes to leave. */
 #define BYE_DRAIN_MS 500
+/* What a probe that may not wait (timeout 0) waits for an answer from a peer not in contact. */
+#define PROBE_NOW_MS 500
+/* How soon the progress thread retries sends libfabric refused (a connection being made). */
+#define QUEUE_RETRY_MS 1
 
 /* ------------------------------------------------------------------ events */
 
@@ -261,9 +265,11 @@ static uint64_t age_ns(uint64_t now, uint64_t then)
 }
 
 /* Retry queued sends; drop what waited longer than the liveness timeout. */
-static void flush_queues_locked(struct ofi_ep *ep, uint64_t now)
+/* Post what waits in the peers' queues; true if something still waits. */
+static bool flush_queues_locked(struct ofi_ep *ep, uint64_t now)
 {
 	uint64_t limit = (uint64_t)ep->liveness_ms * 1000000ull;
+	bool waiting = false;
 
 	for (size_t i = 0; i < ep->peer_count; i++) {
 		struct ofi_peer *peer = &ep->peers[i];
@@ -273,8 +279,10 @@ static void flush_queues_locked(struct ofi_ep *ep, uint64_t now)
 			int ret = age_ns(now, tx->queued_ns) > limit ? -XRMA_ETIMEDOUT
 							       : tx_post_locked(ep, peer, tx);
 
-			if (ret == -XRMA_EAGAIN)
+			if (ret == -XRMA_EAGAIN) {
+				waiting = true;
 				break;
+			}
 			peer->q_head = tx->next;
 			if (!peer->q_head)
 				peer->q_tail = NULL;
@@ -285,6 +293,7 @@ static void flush_queues_locked(struct ofi_ep *ep, uint64_t now)
 			}
 		}
 	}
+	return waiting;
 }
 
 int ofi_ctrl_send(void *state, const struct xrma_prov_addr *dst, const void *msg, size_t len)
@@ -297,8 +306,13 @@ int ofi_ctrl_send(void *state, const struct xrma_prov_addr *dst, const void *msg
 		return -XRMA_EINVAL;
 	pthread_mutex_lock(&ep->lock);
 	peer = ofi_peer_find(ep, dst->node);
-	if (!peer || dst->node == ep->self.node) {
-		ret = peer ? -XRMA_EINVAL : -XRMA_ENODEV;
+	if (!peer) {
+		ret = -XRMA_ENODEV;
+	} else if (dst->node == ep->self.node) {
+		/* To ourselves (a connection within the node): straight into our own event queue. */
+		ret = dst->ep != ep->self.ep ? -XRMA_ELOST
+		      : ep->closing          ? -XRMA_ECANCELED
+					     : event_push_locked(ep, &ep->self, 0, msg, len);
 	} else if (ep->closing) {
 		ret = -XRMA_ECANCELED;
 	} else if (ofi_gone_locked(ep, dst, &status)) {
@@ -436,10 +450,23 @@ int ofi_node_probe(void *state, uint32_t node, int timeout_ms)
 	struct ofi_ep *ep = state;
 	struct ofi_req req;
 
+	struct ofi_peer *peer;
+	bool contact;
+
 	if (node == ep->self.node)
 		return 0;
-	if (!ofi_peer_find(ep, node))
+	peer = ofi_peer_find(ep, node);
+	if (!peer)
 		return -XRMA_ENODEV;
+	pthread_mutex_lock(&ep->lock);
+	contact = peer->contact;
+	pthread_mutex_unlock(&ep->lock);
+	/* A peer we hear from is reachable: liveness drops it once it falls silent. */
+	if (contact)
+		return 0;
+	/* A network has no link state to read: "now" is one short round trip. */
+	if (timeout_ms == 0)
+		timeout_ms = PROBE_NOW_MS;
 	if (timeout_ms < 0 || timeout_ms > ep->liveness_ms)
 		timeout_ms = ep->liveness_ms;
 	request_many(ep, OFI_MSG_PING, &node, 1, 0, 0, timeout_ms, &req);
@@ -458,26 +485,50 @@ static int cmp_u32(const void *a, const void *b)
 int ofi_node_list(void *state, uint32_t *ids, size_t max, size_t *count)
 {
 	struct ofi_ep *ep = state;
-	uint32_t *nodes = calloc(ep->peer_count + 1, sizeof(*nodes));
+	uint32_t *nodes = calloc(2 * (ep->peer_count + 1), sizeof(*nodes)), *ask;
 	struct ofi_req *reqs = calloc(ep->peer_count + 1, sizeof(*reqs));
-	size_t n = 0, live = 0;
-	int wait_ms = ep->liveness_ms / 2 > 100 ? ep->liveness_ms / 2 : 100;
+	size_t n = 0, live = 1;
+	/* Nodes listed but down never answer: a short bound keeps listing cheap. */
+	int wait_ms = ep->liveness_ms / 2 < PROBE_NOW_MS ? ep->liveness_ms / 2 : PROBE_NOW_MS;
+	uint64_t now, memory = (uint64_t)ep->liveness_ms * 1000000ull;
 
 	if (!nodes || !reqs) {
 		free(nodes);
 		free(reqs);
 		return -XRMA_ENOMEM;
 	}
+	ask = nodes + ep->peer_count + 1;
 	nodes[0] = ep->self.node;
-	for (size_t i = 0; i < ep->peer_count; i++)
-		if (ep->peers[i].node != ep->self.node)
-			nodes[1 + n++] = ep->peers[i].node;
-	/* Every other node of the file is asked at once; the live ones answer. */
-	request_many(ep, OFI_MSG_PING, nodes + 1, n, 0, 0, wait_ms, reqs);
-	live = 1;
-	for (size_t i = 0; i < n; i++)
+	/*
+	 * Peers we hear from are live (liveness drops them when silent). Those that did not
+	 * answer a listing within the last liveness_ms count as down without being asked
+	 * (one that comes back and contacts us is in contact again); the rest are asked at once.
+	 */
+	pthread_mutex_lock(&ep->lock);
+	now = ofi_now_ns();
+	for (size_t i = 0; i < ep->peer_count; i++) {
+		struct ofi_peer *peer = &ep->peers[i];
+
+		if (peer->node == ep->self.node)
+			continue;
+		if (peer->contact)
+			nodes[live++] = peer->node;
+		else if (!peer->silent_ns || age_ns(now, peer->silent_ns) > memory)
+			ask[n++] = peer->node;
+	}
+	pthread_mutex_unlock(&ep->lock);
+	request_many(ep, OFI_MSG_PING, ask, n, 0, 0, wait_ms, reqs);
+	pthread_mutex_lock(&ep->lock);
+	now = ofi_now_ns();
+	for (size_t i = 0; i < n; i++) {
+		struct ofi_peer *peer = ofi_peer_find(ep, reqs[i].node);
+
 		if (reqs[i].done && !reqs[i].status)
 			nodes[live++] = reqs[i].node;
+		else
+			peer->silent_ns = now;
+	}
+	pthread_mutex_unlock(&ep->lock);
 	qsort(nodes, live, sizeof(*nodes), cmp_u32);
 	for (size_t i = 0; i < live && i < max; i++)
 		ids[i] = nodes[i];
@@ -674,6 +725,7 @@ static void *progress_main(void *arg)
 	while (!atomic_load(&ep->stop)) {
 		struct epoll_event ev[2];
 		uint64_t now;
+		bool queued;
 		int n;
 
 		pthread_mutex_lock(&ep->poll_lock);
@@ -682,7 +734,7 @@ static void *progress_main(void *arg)
 		pthread_mutex_unlock(&ep->poll_lock);
 		pthread_mutex_lock(&ep->lock);
 		now = ofi_now_ns();
-		flush_queues_locked(ep, now);
+		queued = flush_queues_locked(ep, now);
 		liveness_locked(ep, now);
 		pthread_mutex_unlock(&ep->lock);
 		if (n)
@@ -693,7 +745,8 @@ static void *progress_main(void *arg)
 			/* Only sleep when libfabric says nothing is left to progress. */
 			if (fi_trywait(ep->fabric, fids, 1) != FI_SUCCESS)
 				continue;
-			n = epoll_wait(ep->epfd, ev, 2, beat_ms);
+			/* Sends waiting for a connection are retried soon, not at the next beat. */
+			n = epoll_wait(ep->epfd, ev, 2, queued ? QUEUE_RETRY_MS : beat_ms);
 		} else {
 			/* No wait object: poll with a pause that grows while idle. */
 			struct timespec ts = { .tv_sec = 0, .tv_nsec = pause_ns };

@@ -349,6 +349,7 @@ static const struct xrma_provider_ops ofi_ops = {
 	.mem_unimport = ofi_mem_unimport,
 	.rma = ofi_rma,
 	.rma_post = ofi_rma_post,
+	.rma_progress = ofi_rma_progress,
 	.mem_register = ofi_mem_register,
 	.atomic = ofi_atomic,
 };

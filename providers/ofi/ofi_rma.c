@@ -26,6 +26,8 @@
 #define ORDERED_TAIL 64
 /* A sleeping waiter re-checks its peer's liveness this often. */
 #define WAIT_SLICE_MS 50
+/* A post refused this many times in a row checks its owner's liveness and its time. */
+#define POST_CHECK_EVERY 256u
 
 struct rma_wait_ext {
 	struct ofi_rma_wait w;
@@ -193,17 +195,43 @@ static int piece_desc(struct ofi_ep *ep, struct rma_wait_ext *x, void *addr, siz
 	return ret;
 }
 
-/* Post one chunk, retrying while the provider asks for progress. */
-static int post_chunk(struct ofi_ep *ep, enum xrma_rma_op op, struct fi_msg_rma *msg)
+/*
+ * After a post refused with -FI_EAGAIN: progress, and give up once the owner
+ * is known gone or the refusals outlast the liveness timeout (a dead peer's
+ * connection is retried by libfabric for ever).
+ */
+static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, unsigned int tries,
+		      uint64_t *since)
 {
-	for (;;) {
+	ofi_cq_poll(ep);
+	if (tries % POST_CHECK_EVERY)
+		return 0;
+	if (!*since)
+		*since = ofi_now_ns();
+	if (owner_status(ep, owner, NULL))
+		return -XRMA_ELOST;
+	if (ofi_now_ns() - *since > (uint64_t)ep->liveness_ms * 1000000ull)
+		return -XRMA_ETRANSFER;
+	return 0;
+}
+
+/* Post one chunk, retrying (bounded) while the provider asks for progress. */
+static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner, enum xrma_rma_op op,
+		      struct fi_msg_rma *msg)
+{
+	uint64_t since = 0;
+
+	for (unsigned int tries = 1;; tries++) {
 		ssize_t ret = op == XRMA_RMA_WRITE
 				      ? fi_writemsg(ep->ep, msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
 				      : fi_readmsg(ep->ep, msg, FI_COMPLETION);
+		int gave_up;
 
 		if (ret != -FI_EAGAIN)
 			return ret ? ofi_error((int)ret) : 0;
-		ofi_cq_poll(ep);
+		gave_up = post_retry(ep, owner, tries, &since);
+		if (gave_up)
+			return gave_up;
 	}
 }
 
@@ -256,7 +284,7 @@ static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
 					   .addr = addr, .rma_iov = &rma, .rma_iov_count = 1,
 					   .context = &x->w.op };
 		atomic_fetch_add(&x->w.pending, 1);
-		ret = post_chunk(ep, op, &msg);
+		ret = post_chunk(ep, &r->owner, op, &msg);
 		if (ret)
 			atomic_fetch_sub(&x->w.pending, 1);
 		done += bytes;
@@ -388,6 +416,11 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 	return 0;
 }
 
+int ofi_rma_progress(void *state)
+{
+	return ofi_cq_poll(state);
+}
+
 int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,
 	       uint64_t operand, uint64_t compare, uint64_t *old)
 {
@@ -395,7 +428,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	struct ofi_rmem *r = (struct ofi_rmem *)rmem;
 	struct rma_wait_ext *x;
 	void *desc[3] = { NULL };
-	uint64_t raddr;
+	uint64_t raddr, since = 0;
 	fi_addr_t addr;
 	enum fi_op fop;
 	ssize_t sret;
@@ -428,7 +461,9 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	desc[1] = desc[2] = desc[0];
 	raddr = r->key.base + offset;
 	atomic_store(&x->w.pending, 1);
-	for (;;) {
+	for (unsigned int tries = 1;; tries++) {
+		int gave_up;
+
 		if (fop == FI_CSWAP)
 			sret = fi_compare_atomic(ep->ep, &x->operand, 1, desc[0], &x->compare, desc[1],
 						 &x->result, desc[2], addr, raddr, r->key.mr_key,
@@ -438,7 +473,11 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 					       addr, raddr, r->key.mr_key, FI_UINT64, fop, &x->w.op);
 		if (sret != -FI_EAGAIN)
 			break;
-		ofi_cq_poll(ep);
+		gave_up = post_retry(ep, &r->owner, tries, &since);
+		if (gave_up) {
+			wait_free(x);
+			return gave_up;
+		}
 	}
 	if (sret) {
 		wait_free(x);

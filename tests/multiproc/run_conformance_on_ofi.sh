@@ -3,26 +3,24 @@
 # tests/multiproc/run_conformance_on_ofi.sh: the personalities' multi-process
 # conformance programs on the ofi provider (tcp;ofi_rxm over 127.0.0.1 unless
 # XRMA_OFI_PROVIDER says otherwise), with a node file made here that gives nodes
-# 0..8 a free port each (SCIF's host is node 0). Run from the build directory by
-# `make check-ofi-conformance` (not part of make check). Prints one line per
-# program and exits non-zero if any failed.
+# 0..8 a free port each (SCIF's host is node 0; tests/multiproc/ofi_node_file).
+# Part of make check, and `make check-ofi-conformance` runs it alone. Prints one
+# line per program and exits non-zero if any failed. The liveness timeout is
+# short (1.5 s) so the killed-peer cases end soon.
 set -u
-top_builddir=${1:-.}
+top_builddir=${1:-${XRMA_TEST_BUILDDIR:-.}}
+[ -x "$top_builddir/tests/multiproc/ofi_node_file" ] || { echo "SKIP: ofi_node_file not built"; exit 77; }
 dir=$(mktemp -d /tmp/xrma-ofi-conf-XXXXXX) || exit 1
 trap 'rm -rf "$dir"' EXIT
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
-for n in 0 1 2 3 4 5 6 7 8; do
-	echo "$n 127.0.0.1:$(free_port)"
-done > "$dir/nodes"
+"$top_builddir/tests/multiproc/ofi_node_file" 0 8 > "$dir/nodes" || exit 1
 
 XRMA_PROVIDER=ofi
 XRMA_OFI_NODES=$dir/nodes
-XRMA_OFI_LIVENESS_MS=${XRMA_OFI_LIVENESS_MS:-3000}
-export XRMA_PROVIDER XRMA_OFI_NODES XRMA_OFI_LIVENESS_MS
+XRMA_OFI_LIVENESS_MS=${XRMA_OFI_LIVENESS_MS:-1500}
+# Only read by ThreadSanitizer builds: libfabric's own copies are not the programs' races.
+TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }suppressions=$(cd "$(dirname "$0")" && pwd)/ofi_tsan.supp"
+export XRMA_PROVIDER XRMA_OFI_NODES XRMA_OFI_LIVENESS_MS TSAN_OPTIONS
 
 failed=0
 for t in tests/conformance/sisci/test_sisci_multiproc \

@@ -9,7 +9,10 @@
  * connection's byte stream, interrupts, name look-ups, unknown and silent
  * nodes answered within a bound, a second context on a node refused, a peer
  * SIGKILLed and one closing in order, and two hosts made of two network
- * namespaces joined by a veth pair (root only; skipped with a message).
+ * namespaces joined by a veth pair (root only; skipped with a message), with a
+ * DMA exchange through the core API, one through SISCI (SCIStartDmaTransfer;
+ * SCIMapRemoteSegment refused) and an RMA exchange through SCIF (scif_readfrom
+ * and scif_writeto; scif_mmap is EOPNOTSUPP).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,9 +24,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <scif.h>
+#include <sisci_api.h>
 #include "tests/helpers/fixture.h"
 #include "tests/helpers/proc.h"
 
@@ -430,6 +436,159 @@ static int child_ns_user(int sock, const char *arg)
 	return 0;
 }
 
+/* The same exchange through SISCI: node 1 owns a segment, node 2 reads it and writes half by DMA. */
+#define SISCI_CHECK(call)                                                                          \
+	do {                                                                                       \
+		sci_error_t sci_err_ = SCI_ERR_OK;                                                 \
+		call;                                                                              \
+		PROC_CHECK(sci_err_ == SCI_ERR_OK);                                                \
+	} while (0)
+#define SCI_E (&sci_err_)
+
+static int child_ns_sisci_owner(int sock, const char *arg)
+{
+	sci_segment_cb_reason_t reason = SCI_CB_CONNECT;
+	sci_local_segment_t seg;
+	sci_desc_t sd;
+	sci_map_t map;
+	unsigned char *p = NULL;
+	unsigned int from = 0, adapter = 0;
+
+	PROC_CHECK(enter_netns(arg) == 0);
+	SISCI_CHECK(SCIInitialize(0, SCI_E));
+	SISCI_CHECK(SCIOpen(&sd, 0, SCI_E));
+	SISCI_CHECK(SCICreateSegment(sd, &seg, SEG_ID, SEG_LEN, NULL, NULL, 0, SCI_E));
+	SISCI_CHECK(p = SCIMapLocalSegment(seg, &map, 0, SEG_LEN, NULL, 0, SCI_E));
+	fixture_pattern(p, SEG_LEN, 3, 0);
+	SISCI_CHECK(SCIPrepareSegment(seg, 0, 0, SCI_E));
+	SISCI_CHECK(SCISetSegmentAvailable(seg, 0, 0, SCI_E));
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	/* The user's disconnect comes after its last DMA completed. */
+	for (int i = 0; i < 4 && reason != SCI_CB_DISCONNECT; i++)
+		SISCI_CHECK(reason = SCIWaitForLocalSegmentEvent(seg, &from, &adapter, MP_TIMEOUT_MS, 0,
+								 SCI_E));
+	PROC_CHECK(reason == SCI_CB_DISCONNECT && from == 2);
+	PROC_CHECK(fixture_pattern_check(p, SEG_LEN / 2, 21, 0) == FIXTURE_MATCH);
+	PROC_CHECK(fixture_pattern_check(p + SEG_LEN / 2, SEG_LEN / 2, 3, SEG_LEN / 2) == FIXTURE_MATCH);
+	SISCI_CHECK(SCIUnmapSegment(map, 0, SCI_E));
+	SISCI_CHECK(SCIRemoveSegment(seg, 0, SCI_E));
+	SISCI_CHECK(SCIClose(sd, 0, SCI_E));
+	SCITerminate();
+	return 0;
+}
+
+static int child_ns_sisci_user(int sock, const char *arg)
+{
+	sci_remote_segment_t remote;
+	sci_local_segment_t local;
+	sci_dma_queue_t dq;
+	sci_desc_t sd;
+	sci_map_t map;
+	unsigned char *lp = NULL;
+
+	PROC_CHECK(enter_netns(arg) == 0);
+	SISCI_CHECK(SCIInitialize(0, SCI_E));
+	SISCI_CHECK(SCIOpen(&sd, 0, SCI_E));
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	SISCI_CHECK(SCIConnectSegment(sd, &remote, 1, SEG_ID, 0, NULL, NULL, MP_TIMEOUT_MS, 0, SCI_E));
+	/* Remote mapping is not available over a network: DMA is the way. */
+	{
+		sci_map_t rmap;
+		sci_error_t err = SCI_ERR_OK;
+
+		PROC_CHECK(!SCIMapRemoteSegment(remote, &rmap, 0, SEG_LEN, NULL, 0, &err) &&
+			   err != SCI_ERR_OK);
+	}
+	SISCI_CHECK(SCICreateSegment(sd, &local, SEG_ID + 1, 2 * SEG_LEN, NULL, NULL, 0, SCI_E));
+	SISCI_CHECK(lp = SCIMapLocalSegment(local, &map, 0, 2 * SEG_LEN, NULL, 0, SCI_E));
+	SISCI_CHECK(SCIPrepareSegment(local, 0, 0, SCI_E));
+	SISCI_CHECK(SCICreateDMAQueue(sd, &dq, 0, 4, 0, SCI_E));
+	SISCI_CHECK(SCIStartDmaTransfer(dq, local, remote, 0, SEG_LEN, 0, NULL, NULL,
+					SCI_FLAG_DMA_WAIT | SCI_FLAG_DMA_READ, SCI_E));
+	PROC_CHECK(fixture_pattern_check(lp, SEG_LEN, 3, 0) == FIXTURE_MATCH);
+	fixture_pattern(lp + SEG_LEN, SEG_LEN / 2, 21, 0);
+	SISCI_CHECK(SCIStartDmaTransfer(dq, local, remote, SEG_LEN, SEG_LEN / 2, 0, NULL, NULL,
+					SCI_FLAG_DMA_WAIT, SCI_E));
+	SISCI_CHECK(SCIRemoveDMAQueue(dq, 0, SCI_E));
+	SISCI_CHECK(SCIDisconnectSegment(remote, 0, SCI_E));
+	SISCI_CHECK(SCIUnmapSegment(map, 0, SCI_E));
+	SISCI_CHECK(SCIRemoveSegment(local, 0, SCI_E));
+	SISCI_CHECK(SCIClose(sd, 0, SCI_E));
+	SCITerminate();
+	return 0;
+}
+
+/* The same exchange through SCIF: node 1 listens and registers a window, node 2 reads and writes it. */
+#define SCIF_NS_PORT 2700
+#define SCIF_RW (SCIF_PROT_READ | SCIF_PROT_WRITE)
+
+static void *scif_pages(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int child_ns_scif_owner(int sock, const char *arg)
+{
+	struct scif_portID peer;
+	scif_epd_t listener, epd;
+	unsigned char *mem, byte = 1;
+
+	PROC_CHECK(enter_netns(arg) == 0);
+	PROC_CHECK((mem = scif_pages(SEG_LEN)) != NULL);
+	fixture_pattern(mem, SEG_LEN, 5, 0);
+	PROC_CHECK((listener = scif_open()) >= 0);
+	PROC_CHECK(scif_bind(listener, SCIF_NS_PORT) == SCIF_NS_PORT);
+	PROC_CHECK(scif_listen(listener, 1) == 0);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	PROC_CHECK(scif_accept(listener, &peer, &epd, SCIF_ACCEPT_SYNC) == 0);
+	PROC_CHECK(peer.node == 2);
+	PROC_CHECK(scif_register(epd, mem, SEG_LEN, 0, SCIF_RW, SCIF_MAP_FIXED) == 0);
+	PROC_CHECK(scif_send(epd, &byte, 1, SCIF_SEND_BLOCK) == 1);
+	/* The user's message comes after its synchronous write returned. */
+	PROC_CHECK(scif_recv(epd, &byte, 1, SCIF_RECV_BLOCK) == 1 && byte == 2);
+	PROC_CHECK(fixture_pattern_check(mem, SEG_LEN / 2, 22, 0) == FIXTURE_MATCH);
+	PROC_CHECK(fixture_pattern_check(mem + SEG_LEN / 2, SEG_LEN / 2, 5, SEG_LEN / 2) == FIXTURE_MATCH);
+	/* The user still holds its import of our window until it closes: wait for that. */
+	{
+		struct scif_pollepd pe = { .epd = epd, .events = 0 };
+
+		PROC_CHECK(scif_poll(&pe, 1, MP_TIMEOUT_MS) == 1 && (pe.revents & SCIF_POLLHUP));
+	}
+	PROC_CHECK(scif_close(epd) == 0);
+	PROC_CHECK(scif_close(listener) == 0);
+	munmap(mem, SEG_LEN);
+	return 0;
+}
+
+static int child_ns_scif_user(int sock, const char *arg)
+{
+	struct scif_portID owner = { .node = 1, .port = SCIF_NS_PORT };
+	unsigned char *mem, byte = 0;
+	scif_epd_t epd;
+
+	PROC_CHECK(enter_netns(arg) == 0);
+	PROC_CHECK((mem = scif_pages(2 * SEG_LEN)) != NULL);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK((epd = scif_open()) >= 0);
+	PROC_CHECK(scif_connect(epd, &owner) == 0);
+	PROC_CHECK(scif_register(epd, mem, 2 * SEG_LEN, 0, SCIF_RW, SCIF_MAP_FIXED) == 0);
+	PROC_CHECK(scif_recv(epd, &byte, 1, SCIF_RECV_BLOCK) == 1 && byte == 1);
+	/* No mapping of the peer's window over a network: RMA is the way. */
+	PROC_CHECK(scif_mmap(NULL, 4096, SCIF_RW, 0, epd, 0) == SCIF_MMAP_FAILED && errno == EOPNOTSUPP);
+	PROC_CHECK(scif_readfrom(epd, 0, SEG_LEN, 0, SCIF_RMA_SYNC) == 0);
+	PROC_CHECK(fixture_pattern_check(mem, SEG_LEN, 5, 0) == FIXTURE_MATCH);
+	fixture_pattern(mem + SEG_LEN, SEG_LEN / 2, 22, 0);
+	PROC_CHECK(scif_writeto(epd, SEG_LEN, SEG_LEN / 2, 0, SCIF_RMA_SYNC) == 0);
+	byte = 2;
+	PROC_CHECK(scif_send(epd, &byte, 1, SCIF_SEND_BLOCK) == 1);
+	PROC_CHECK(scif_unregister(epd, 0, 2 * SEG_LEN) == 0);
+	PROC_CHECK(scif_close(epd) == 0);
+	munmap(mem, 2 * SEG_LEN);
+	return 0;
+}
+
 static const struct proc_role roles[] = {
 	{ "importer", child_importer },
 	{ "stream", child_stream },
@@ -438,6 +597,10 @@ static const struct proc_role roles[] = {
 	{ "exporter", child_exporter },
 	{ "ns_owner", child_ns_owner },
 	{ "ns_user", child_ns_user },
+	{ "ns_sisci_owner", child_ns_sisci_owner },
+	{ "ns_sisci_user", child_ns_sisci_user },
+	{ "ns_scif_owner", child_ns_scif_owner },
+	{ "ns_scif_user", child_ns_scif_user },
 	{ NULL, NULL },
 };
 
@@ -805,9 +968,9 @@ static void test_two_hosts_in_network_namespaces(void **state)
 	snprintf(path, sizeof(path), "%s/nodes-netns", dir_path);
 	assert_int_equal(write_node_file(path, lines, 2), 0);
 	setenv("XRMA_OFI_NODES", path, 1);
+	/* The core API, then SISCI, then SCIF: one pair of processes each (a node is one process). */
 	owner = kid_start(1, "ns_owner", nsa);
 	user = kid_start(2, "ns_user", nsb);
-	setenv("XRMA_OFI_NODES", nodes_path, 1);
 	assert_int_equal(proc_expect(owner->sock, MSG_READY, MP_TIMEOUT_MS), 0);
 	assert_int_equal(proc_send(user->sock, MSG_GO), 0);
 	assert_int_equal(proc_expect(user->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
@@ -815,6 +978,17 @@ static void test_two_hosts_in_network_namespaces(void **state)
 	ok = proc_join(user, MP_TIMEOUT_MS) == 0;
 	ok = proc_join(owner, MP_TIMEOUT_MS) == 0 && ok;
 	assert_true(ok);
+	for (int api = 0; api < 2; api++) {
+		owner = kid_start(1, api ? "ns_scif_owner" : "ns_sisci_owner", nsa);
+		user = kid_start(2, api ? "ns_scif_user" : "ns_sisci_user", nsb);
+		assert_int_equal(proc_expect(owner->sock, MSG_READY, MP_TIMEOUT_MS), 0);
+		assert_int_equal(proc_send(user->sock, MSG_GO), 0);
+		ok = proc_join(user, MP_TIMEOUT_MS) == 0;
+		ok = proc_join(owner, MP_TIMEOUT_MS) == 0 && ok;
+		if (!ok)
+			fail_msg("the %s exchange between the namespaces failed", api ? "SCIF" : "SISCI");
+	}
+	setenv("XRMA_OFI_NODES", nodes_path, 1);
 }
 
 int main(int argc, char **argv)

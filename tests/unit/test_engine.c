@@ -7,7 +7,11 @@
  * Covered: several in flight, completions reported in posting order whatever
  * the finishing order, a fence held back until earlier transfers completed,
  * errors and refused posts, done called before rma_post returns, a synchronous
- * post behind asynchronous ones, abort of transfers not yet started.
+ * post behind asynchronous ones, abort of transfers not yet started. The
+ * second group runs them again with rma_progress (the caller posts while the
+ * engine is idle and a waiter drives completions), plus what that changes:
+ * which thread posts and finishes, order, fences, and completions that another
+ * thread reads while a waiter drives.
  */
 #include "tests/helpers/fixture.h"
 
@@ -32,6 +36,7 @@ struct posted {
 	void *arg;
 	size_t finished_before;   /* transfers finished when this one was posted */
 	bool finished;
+	pthread_t poster;         /* the thread that called rma_post */
 };
 
 static struct {
@@ -41,6 +46,9 @@ static struct {
 	size_t finished;          /* finished so far */
 	int refuse;               /* non-zero: rma_post returns it */
 	bool at_once;             /* finish inside rma_post */
+	bool progress_finishes;   /* rma_progress finishes the oldest unfinished transfer */
+	size_t progress_calls;
+	pthread_t progress_thread;   /* the last caller of rma_progress */
 } mock = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void finish(size_t i, int status);
@@ -63,7 +71,7 @@ static int deferred_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_
 	i = mock.n;
 	mock.p[i] = (struct posted){ .state = state, .op = op, .rmem = rmem, .offset = offset,
 				     .count = count, .done = done, .arg = arg,
-				     .finished_before = mock.finished };
+				     .finished_before = mock.finished, .poster = pthread_self() };
 	memcpy(mock.p[i].iov, iov, count * sizeof(*iov));
 	at_once = mock.at_once;
 	mock.n++;
@@ -85,6 +93,33 @@ static void finish(size_t i, int status)
 	mock.finished++;
 	pthread_mutex_unlock(&mock.lock);
 	p->done(p->arg, status);
+}
+
+/* The driving waiter's read of completions: finishes the oldest unfinished transfer if told. */
+static int deferred_rma_progress(void *state)
+{
+	size_t i;
+
+	(void)state;
+	pthread_mutex_lock(&mock.lock);
+	mock.progress_calls++;
+	mock.progress_thread = pthread_self();
+	for (i = 0; i < mock.n && mock.p[i].finished; i++)
+		;
+	if (!mock.progress_finishes || i == mock.n) {
+		pthread_mutex_unlock(&mock.lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&mock.lock);
+	finish(i, 0);
+	return 1;
+}
+
+static void set_progress_finishes(bool on)
+{
+	pthread_mutex_lock(&mock.lock);
+	mock.progress_finishes = on;
+	pthread_mutex_unlock(&mock.lock);
 }
 
 static size_t posted_count(void)
@@ -133,6 +168,13 @@ static int engine_group_up(void **state)
 	return fixture_open(&fx, "engine", 2);
 }
 
+static int driven_group_up(void **state)
+{
+	(void)state;
+	deferred_ops.rma_progress = deferred_rma_progress;
+	return fixture_open(&fx, "engine-driven", 2);
+}
+
 static int engine_group_down(void **state)
 {
 	(void)state;
@@ -153,6 +195,8 @@ static int rig_up(void **state)
 	mock.n = mock.finished = 0;
 	mock.refuse = 0;
 	mock.at_once = false;
+	mock.progress_finishes = false;
+	mock.progress_calls = 0;
 	pthread_mutex_unlock(&mock.lock);
 	if (fixture_test_up(state))
 		return -1;
@@ -335,18 +379,119 @@ static void test_engine_abort_cancels_held_back_transfers(void **state)
 	assert_int_equal(posted_count(), 1);
 }
 
+/* ---- with rma_progress: posts from the caller, waiters drive ---- */
+
+static void test_engine_driven_post_and_finish_in_callers_thread(void **state)
+{
+	struct rig *r = *state;
+	struct xrma_completion c;
+
+	assert_rc(post_write(r, 0, 0), 0);
+	/* Posted before xrma_dmaq_post returned, by this thread: no engine hand-off. */
+	assert_int_equal(posted_count(), 1);
+	assert_true(pthread_equal(mock.p[0].poster, pthread_self()));
+	set_progress_finishes(true);
+	assert_rc(xrma_dmaq_wait(r->q, &c, FIXTURE_TIMEOUT_MS), 0);
+	assert_int_equal(c.cookie, 100);
+	assert_int_equal(c.status, 0);
+	pthread_mutex_lock(&mock.lock);
+	assert_true(mock.progress_calls > 0);
+	assert_true(pthread_equal(mock.progress_thread, pthread_self()));
+	pthread_mutex_unlock(&mock.lock);
+	assert_int_equal(fixture_pattern_check(r->remote.addr, LEN, 5, 0), FIXTURE_MATCH);
+}
+
+static void test_engine_driven_wait_reports_in_posting_order(void **state)
+{
+	struct rig *r = *state;
+	struct xrma_completion c;
+
+	for (size_t i = 0; i < 6; i++)
+		assert_rc(post_write(r, i, 0), 0);
+	assert_int_equal(posted_count(), 6);
+	for (size_t i = 5; i > 0; i--)
+		finish(i, 0);
+	assert_rc(xrma_dmaq_poll(r->q, &c, 1), 0);
+	/* The waiter's own read finishes the first; all six come out in posting order. */
+	set_progress_finishes(true);
+	for (size_t i = 0; i < 6; i++) {
+		assert_rc(xrma_dmaq_wait(r->q, &c, FIXTURE_TIMEOUT_MS), 0);
+		assert_int_equal(c.cookie, 100 + i);
+	}
+	assert_int_equal(fixture_pattern_check(r->remote.addr, 6 * LEN, 5, 0), FIXTURE_MATCH);
+}
+
+static void test_engine_driven_fence_not_posted_by_caller_while_busy(void **state)
+{
+	struct rig *r = *state;
+	struct xrma_completion c;
+
+	assert_rc(post_write(r, 0, 0), 0);
+	assert_rc(post_write(r, 1, XRMA_RMA_FENCE), 0);
+	assert_rc(post_write(r, 2, 0), 0);
+	/* The fence waits for the first; the one behind it waits behind the fence. */
+	assert_int_equal(posted_count(), 1);
+	set_progress_finishes(true);
+	for (size_t i = 0; i < 3; i++) {
+		/* The engine thread posts each held-back one; the mock has no thread of its own. */
+		assert_int_equal(wait_posted(i + 1), 0);
+		assert_rc(xrma_dmaq_wait(r->q, &c, FIXTURE_TIMEOUT_MS), 0);
+		assert_int_equal(c.cookie, 100 + i);
+		assert_int_equal(c.status, 0);
+	}
+	assert_int_equal(mock.p[1].finished_before, 1);
+	assert_int_equal(mock.p[2].finished_before, 1);
+}
+
+/* Finishes transfers 0..2 from another thread once all are posted (as a provider's own thread would). */
+static void *late_finisher(void *arg)
+{
+	(void)arg;
+	if (wait_posted(3) == 0)
+		for (size_t i = 0; i < 3; i++)
+			finish(i, 0);
+	return NULL;
+}
+
+static void test_engine_driven_completions_read_by_another_thread_still_reported(void **state)
+{
+	struct rig *r = *state;
+	struct xrma_completion c;
+	pthread_t t;
+
+	for (size_t i = 0; i < 3; i++)
+		assert_rc(post_write(r, i, 0), 0);
+	/* The waiter's reads find nothing; another thread finishes while it drives or sleeps. */
+	assert_int_equal(pthread_create(&t, NULL, late_finisher, NULL), 0);
+	for (size_t i = 0; i < 3; i++) {
+		assert_rc(xrma_dmaq_wait(r->q, &c, FIXTURE_TIMEOUT_MS), 0);
+		assert_int_equal(c.cookie, 100 + i);
+	}
+	assert_int_equal(fixture_join(t, FIXTURE_TIMEOUT_MS, NULL), 0);
+	assert_rc(xrma_dmaq_drain(r->q, FIXTURE_TIMEOUT_MS), 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, rig_up, rig_down)
-	const struct CMUnitTest tests[] = {
-		T(test_engine_post_many_all_in_flight_at_once),
-		T(test_engine_finished_out_of_order_reported_in_posting_order),
-		T(test_engine_fence_starts_after_earlier_completed),
-		T(test_engine_errors_and_refused_posts_complete_with_status),
-		T(test_engine_done_before_post_returns_completes),
-		T(test_engine_sync_post_behind_async_returns_its_status),
-		T(test_engine_abort_cancels_held_back_transfers),
+#define COMMON_TESTS                                                              \
+	T(test_engine_post_many_all_in_flight_at_once),                           \
+	T(test_engine_finished_out_of_order_reported_in_posting_order),           \
+	T(test_engine_fence_starts_after_earlier_completed),                      \
+	T(test_engine_errors_and_refused_posts_complete_with_status),             \
+	T(test_engine_done_before_post_returns_completes),                        \
+	T(test_engine_sync_post_behind_async_returns_its_status),                 \
+	T(test_engine_abort_cancels_held_back_transfers)
+	const struct CMUnitTest tests[] = { COMMON_TESTS };
+	const struct CMUnitTest driven[] = {
+		COMMON_TESTS,
+		T(test_engine_driven_post_and_finish_in_callers_thread),
+		T(test_engine_driven_wait_reports_in_posting_order),
+		T(test_engine_driven_fence_not_posted_by_caller_while_busy),
+		T(test_engine_driven_completions_read_by_another_thread_still_reported),
 	};
+	int failed = cmocka_run_group_tests_name("engine", tests, engine_group_up, engine_group_down);
 
-	return cmocka_run_group_tests_name("engine", tests, engine_group_up, engine_group_down);
+	return failed + cmocka_run_group_tests_name("engine with rma_progress", driven, driven_group_up,
+						    engine_group_down);
 }

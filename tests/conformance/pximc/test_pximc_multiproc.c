@@ -5,7 +5,9 @@
  * here: server and client with size negotiation and data both ways, peers requested at the
  * same moment, uid targeting among several servers, and a partner killed while paired (the
  * survivor sees CONNECTION_CLOSED and keeps working). Skipped on providers whose nodes share
- * one process (loopback).
+ * one process (loopback). On a provider that cannot map remote memory (ofi) windows cannot be
+ * used by load and store: there, interfaces and window look-ups work across processes and every
+ * window request is PXIMC_PHY_RESOURCE_NOT_AVAILABLE; the session tests are skipped.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,7 +165,22 @@ static int role_link(int sock, const char *arg)
 	return 0;
 }
 
+/* Up, seen by the parent, and gone when told (no window: the provider cannot map). */
+static int role_bare(int sock, const char *arg)
+{
+	uint32_t iface;
+
+	(void)arg;
+	iface = interface_to(MP_PARENT_NODE);
+	PROC_CHECK(iface != 0);
+	PROC_CHECK(proc_send(sock, 100) == 0);
+	/* The parent makes a dozen calls meanwhile, each a round trip or more. */
+	PROC_CHECK(proc_expect(sock, 1, 6 * MP_WAIT_MS) == 0);
+	return 0;
+}
+
 static const struct proc_role roles[] = {
+	{ "bare", role_bare },
 	{ "link", role_link },
 	{ "client", role_client },
 	{ "peer", role_peer },
@@ -180,6 +197,14 @@ static void skip_unless_multiproc(void)
 		skip();
 }
 
+/* Sessions are load/store windows: they need a provider that maps remote memory. */
+static void skip_unless_sessions(void)
+{
+	skip_unless_multiproc();
+	if (!(proc_provider_caps() & XRMA_CAP_MAP))
+		skip();
+}
+
 static void test_server_and_client_processes_exchange_data(void **state)
 {
 	struct proc child;
@@ -188,7 +213,7 @@ static void test_server_and_client_processes_exchange_data(void **state)
 	uint32_t iface, session, reason = 0;
 
 	(void)state;
-	skip_unless_multiproc();
+	skip_unless_sessions();
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "client", NULL), 0);
 	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
 	iface = interface_to(MP_CHILD_NODE);
@@ -224,7 +249,7 @@ static void test_peer_processes_requesting_at_once_pair(void **state)
 	uint32_t iface, session, reason = 0;
 
 	(void)state;
-	skip_unless_multiproc();
+	skip_unless_sessions();
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "peer", NULL), 0);
 	assert_int_equal(proc_expect(child.sock, 1, MP_WAIT_MS), 0);
 	iface = interface_to(MP_CHILD_NODE);
@@ -253,7 +278,7 @@ static void test_uid_targeting_and_partner_killed_while_paired(void **state)
 	uint32_t iface, s11, s12, reason = 0;
 
 	(void)state;
-	skip_unless_multiproc();
+	skip_unless_sessions();
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "targeted", "12"), 0);
 	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
 	iface = interface_to(MP_CHILD_NODE);
@@ -312,7 +337,7 @@ static void test_link_down_is_interface_down_on_both_sides(void **state)
 	uint32_t iface, session, reason = 0;
 
 	(void)state;
-	skip_unless_multiproc();
+	skip_unless_sessions();
 	assert_int_equal(xrma_ctx_open(&attr, &ctx), 0);
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "link", NULL), 0);
 	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
@@ -355,6 +380,49 @@ static void test_link_down_is_interface_down_on_both_sides(void **state)
 	assert_px(PXIMC_closeWindow(session), PXIMC_SUCCESS);
 	assert_int_equal(proc_join(&child, MP_WAIT_MS), 0);
 	assert_int_equal(xrma_ctx_close(ctx), 0);
+}
+
+/* Without mapping: the child's interface and window look-ups work, every window request is refused. */
+static void test_without_mapping_windows_are_refused(void **state)
+{
+	struct proc child;
+	uint32_t iface, session = 0, actual = 99, state_now = 0;
+	uint64_t addr = 0x100000;
+
+	(void)state;
+	skip_unless_multiproc();
+	if (proc_provider_caps() & XRMA_CAP_MAP)
+		skip();
+	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "bare", NULL), 0);
+	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
+	iface = interface_to(MP_CHILD_NODE);
+	assert_true(iface != 0);
+	assert_px(PXIMC_queryInterfaceInformation(iface, PXIMC_U32_INTERFACE_STATE, 4, &state_now,
+						  &actual),
+		  PXIMC_SUCCESS);
+	assert_int_equal(state_now, PXIMC_STATE_UP);
+	assert_px(PXIMC_findWindows(iface, 0, NULL, &actual), PXIMC_SUCCESS);
+	assert_int_equal(actual, 0);
+	assert_px(PXIMC_requestWindowLogicalAsServer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 1587,
+						     NULL, 0, &session),
+		  PXIMC_PHY_RESOURCE_NOT_AVAILABLE);
+	assert_px(PXIMC_requestWindowLogicalAsClient(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 1587,
+						     &session),
+		  PXIMC_PHY_RESOURCE_NOT_AVAILABLE);
+	assert_px(PXIMC_requestWindowLogicalAsPeer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 0, NULL, 0,
+						   &session),
+		  PXIMC_PHY_RESOURCE_NOT_AVAILABLE);
+	assert_px(PXIMC_requestWindowPhysicalAsClient(iface, PXT_PROTO, 0x1000, 0x1000, 0, &session),
+		  PXIMC_PHY_RESOURCE_NOT_AVAILABLE);
+	assert_px(PXIMC_requestWindowPhysicalAsServer(iface, PXT_PROTO, 0x1000, 0, addr, NULL, 0,
+						      &session),
+		  PXIMC_PHY_RESOURCE_NOT_AVAILABLE);
+	/* Arguments are still checked first. */
+	assert_px(PXIMC_requestWindowLogicalAsClient(iface, PXT_PROTO, 0, 0, 0, 0, 1587, &session),
+		  PXIMC_INVALID_ARGUMENT);
+	assert_int_equal(session, 0);
+	assert_int_equal(proc_send(child.sock, 1), 0);
+	assert_int_equal(proc_join(&child, MP_WAIT_MS), 0);
 }
 
 /* ------------------------------------------------------------------ setup */
@@ -406,6 +474,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_peer_processes_requesting_at_once_pair),
 		cmocka_unit_test(test_uid_targeting_and_partner_killed_while_paired),
 		cmocka_unit_test(test_link_down_is_interface_down_on_both_sides),
+		cmocka_unit_test(test_without_mapping_windows_are_refused),
 	};
 	int rc;
 
