@@ -4,12 +4,13 @@
  * (nodes in separate processes: the ntb provider by default). This program is
  * the host, node 0; it re-executes itself as cards, nodes 1 and 2 (proc.h).
  * Covered: messages, RMA both ways, fences initiated by either side, a signal
- * the card polls for, mmap of a card's window, scif_get_nodeIDs with two and
- * three nodes (mmap is EOPNOTSUPP where the provider cannot map), a card SIGKILLed in the middle of RMAs (the host sees
- * ECONNRESET and goes on), one buffer registered towards two cards (where the
- * provider lets one node import a segment, caps.max_importers 1, the second
- * card's RMA is ENXIO until the first card is gone), and fork (the child does
- * not inherit endpoints).
+ * the card polls for, mmap of a card's window (EOPNOTSUPP where the provider
+ * cannot map), scif_get_nodeIDs with two and three nodes, a card SIGKILLed in
+ * the middle of RMAs (the host sees ECONNRESET and goes on), one buffer
+ * registered towards two cards (where the provider lets one node import a
+ * segment, caps.max_importers 1, the second card's RMA is ENXIO until the
+ * first card is gone), and fork (the child does not inherit endpoints; where a
+ * node is one process, ofi and pximc, its own context is EADDRINUSE).
  * Skipped on providers whose nodes share one process.
  */
 #include "tests/conformance/scif/scif_test.h"
@@ -400,7 +401,7 @@ static void test_scif_fork_child_does_not_inherit_endpoints(void **state)
 		(void)self;
 		_exit(bad ? 0 : 1);
 #else
-		/* Where a node is one process (ofi), the parent holds the node: EADDRINUSE. */
+		/* Where a node is one process (ofi, pximc), the parent holds the node: EADDRINUSE. */
 		_exit(bad && (scif_get_nodeIDs(NULL, 0, &self) >= 1 || errno == EADDRINUSE) ? 0 : 1);
 #endif
 	}

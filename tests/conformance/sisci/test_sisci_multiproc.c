@@ -4,8 +4,9 @@
  * (tests/helpers/proc.h): an owner process exports a segment and an interrupt,
  * this process connects, stores, DMAs and triggers; a third process imports
  * too (where the provider allows one importer per segment, caps.max_importers,
- * its connect is refused until this process disconnects); and an owner killed in the middle of a DMA leaves this process with an
- * ERROR queue, SCI_CB_LOST and a failing sequence, and still working.
+ * its connect is refused until this process disconnects); and an owner killed
+ * in the middle of a DMA leaves this process with an ERROR queue, SCI_CB_LOST
+ * and a failing sequence, and still working.
  * Skipped when the provider keeps all nodes in one process (loopback).
  */
 #include "tests/conformance/sisci/sisci_test.h"
