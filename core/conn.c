@@ -8,6 +8,7 @@
  * DESIGN.md: the xrma_conn object ("connection & message stream").
  */
 #include "core/conn.h"
+#include "core/killpoint.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -630,6 +631,8 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 		goto out_put;
 
 	ret = xrma_control_call(ctx, &owner, &msg, &reply, timeout_ms);
+	if (!ret)
+		XRMA_KILL_POINT("core.conn.connect.after_reply");
 	if (!ret && (!reply.arg[0] || !reply.arg[1] || reply.arg[1] > CONN_PEER_WINDOW_MAX)) {
 		ret = -XRMA_EPROTO;
 		send_close = true;

@@ -9,6 +9,7 @@
 #include <xrma/errors.h>
 #include "core/ctx.h"
 #include "core/dmaq.h"
+#include "core/killpoint.h"
 #include "core/wait.h"
 
 /* Transfers in flight across all queues of a context; each queue's depth bounds its own. */
@@ -165,6 +166,8 @@ static void *engine_main(void *arg)
 			xrma_core_dmaq_job_post(start);
 		else if (start)
 			xrma_core_dmaq_job_run(start);
+		if (start)
+			XRMA_KILL_POINT("core.engine.after_job");
 	}
 }
 

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * examples/common/bench_fabric.c: raw libfabric for baselines (bench_fabric.h).
+ * examples/common/bench_fabric.c: the raw libfabric baseline (bench_fabric.h).
  * Addresses travel as fi_getname blobs over the set-up link, so the same code
  * serves providers addressed by name (shm) and by IP and port (tcp;ofi_rxm).
+ * The raw side keeps libfabric's own rules: one thread per process posts and
+ * polls its CQ, and the target drives progress by polling its CQ while the
+ * initiator transfers (tcp and rxm progress only when called).
  */
 #include "bench_fabric.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -14,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
@@ -24,6 +31,13 @@
 #define STALL_NS 10000000000ull
 #define LINK_TIMEOUT_MS ((int)(STALL_NS / 1000000))
 #define ADDR_MAX 256   /* bytes of an endpoint name we carry (shm's are the longest) */
+/* Set-up link words to a raw target process: a round begins (and is acknowledged), or it stops. */
+#define LINK_ROUND 1
+#define LINK_STOP 2
+
+#define NODE_FILE_MAX 64   /* nodes in a node file we write */
+
+static char node_file[64];
 
 static void fabric_die(const char *what, int err)
 {
@@ -204,17 +218,21 @@ double bench_fabric_pingpong(struct bench_fabric *f, size_t len, int iterations,
 	return (double)(bench_now_ns() - t0) / iterations / 2;
 }
 
-double bench_fabric_stream(struct bench_fabric *f, bool read, size_t len, int iterations)
+double bench_fabric_stream(struct bench_fabric *f, bool read, size_t len, int iterations, int window)
 {
 	int posted = 0, done = 0;
 	uint64_t t0 = bench_now_ns();
 
+	if (window < 1)
+		window = 1;
+	if (window > BENCH_FABRIC_WINDOW)
+		window = BENCH_FABRIC_WINDOW;
 	while (done < iterations) {
-		while (posted < iterations && posted - done < BENCH_FABRIC_WINDOW) {
+		while (posted < iterations && posted - done < window) {
 			bench_fabric_post(f, read, len, &f->ctx[posted % BENCH_FABRIC_WINDOW]);
 			posted++;
 		}
-		done += bench_fabric_reap(f, BENCH_FABRIC_WINDOW);
+		done += bench_fabric_reap(f, window);
 	}
 	return (double)(bench_now_ns() - t0) / iterations;
 }
@@ -225,4 +243,147 @@ void bench_fabric_serve_until(struct bench_fabric *f, int sock)
 
 	while (poll(&pfd, 1, 0) != 1)
 		bench_fabric_reap(f, BENCH_FABRIC_WINDOW);
+}
+
+const char *bench_fabric_provider(void)
+{
+	const char *prov = getenv("XRMA_OFI_PROVIDER");
+
+	return prov && *prov ? prov : "tcp;ofi_rxm";
+}
+
+/* ---- a node file for self-started runs on xrma's ofi provider ---- */
+
+/*
+ * Bind a TCP socket on 127.0.0.1 to a port the kernel picks; *port is that
+ * port. Keeping the socket open until all are picked gives distinct ports.
+ */
+static int hold_free_port(int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(fd, (struct sockaddr *)&a, &len))
+		fabric_die("a free port", errno);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static void remove_node_file(void)
+{
+	if (node_file[0])
+		unlink(node_file);
+}
+
+void bench_fabric_node_file(uint32_t first, uint32_t last)
+{
+	int held[NODE_FILE_MAX], port;
+	uint32_t n;
+	FILE *out;
+	int fd;
+
+	if (last < first || last - first >= NODE_FILE_MAX)
+		fabric_die("node file", FI_EINVAL);
+	snprintf(node_file, sizeof(node_file), "/tmp/xrma-ofi-nodes-XXXXXX");
+	fd = mkstemp(node_file);
+	out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!out)
+		fabric_die("node file", FI_EIO);
+	for (n = first; n <= last; n++) {
+		held[n - first] = hold_free_port(&port);
+		fprintf(out, "%u 127.0.0.1:%d\n", n, port);
+	}
+	for (n = first; n <= last; n++)
+		close(held[n - first]);
+	if (fclose(out))
+		fabric_die("node file", FI_EIO);
+	setenv("XRMA_OFI_NODES", node_file, 1);
+	atexit(remove_node_file);
+}
+
+bool bench_fabric_ofi_selected(uint32_t first, uint32_t last)
+{
+	const char *prov = getenv("XRMA_PROVIDER");
+
+	if (!prov || strcmp(prov, "ofi"))
+		return false;
+	if (!getenv("XRMA_OFI_NODES"))
+		bench_fabric_node_file(first, last);
+	return true;
+}
+
+/* ---- a raw target process ---- */
+
+static void open_or_die(struct bench_fabric *f, size_t max)
+{
+	if (!bench_fabric_open(f, bench_fabric_provider(), NULL, max))
+		exit(1);
+}
+
+/*
+ * The target: drive progress (poll the CQ) during each round the initiator
+ * announces, and sleep between rounds, so it takes no CPU from the xrma
+ * processes measured in between.
+ */
+static void link_target_main(int sock, size_t max, int cpu)
+{
+	struct bench_fabric f;
+
+	bench_pin_thread(cpu);
+	open_or_die(&f, max);
+	bench_fabric_connect(&f, sock);
+	while (bench_link_recv(sock, -1) == LINK_ROUND) {
+		bench_link_send(sock, LINK_ROUND);
+		bench_fabric_serve_until(&f, sock);
+		bench_link_recv(sock, LINK_TIMEOUT_MS);   /* the round's end */
+	}
+	bench_fabric_close(&f);
+	_exit(0);
+}
+
+void bench_fabric_link_start(struct bench_fabric_link *l, size_t max, int target_cpu)
+{
+	int sv[2];
+
+	memset(l, 0, sizeof(*l));
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		fabric_die("socketpair", errno);
+	fflush(NULL);   /* a child that fails and exits must not write our buffered output again */
+	l->pid = fork();
+	if (l->pid < 0)
+		fabric_die("fork", errno);
+	if (l->pid == 0) {
+		close(sv[0]);
+		link_target_main(sv[1], max, target_cpu);
+	}
+	close(sv[1]);
+	l->sock = sv[0];
+	open_or_die(&l->f, max);
+	bench_fabric_connect(&l->f, l->sock);
+	l->up = true;
+}
+
+void bench_fabric_link_round(struct bench_fabric_link *l, bool read, size_t len, int iterations,
+			     int window)
+{
+	/* The target polls from its acknowledgement to the round's end: one set-up round trip. */
+	bench_link_send(l->sock, LINK_ROUND);
+	bench_link_recv(l->sock, LINK_TIMEOUT_MS);
+	bench_fabric_stream(&l->f, read, len, iterations, window);
+	bench_link_send(l->sock, LINK_ROUND);
+}
+
+void bench_fabric_link_stop(struct bench_fabric_link *l)
+{
+	int status;
+
+	if (!l->up)
+		return;
+	bench_link_send(l->sock, LINK_STOP);
+	bench_fabric_close(&l->f);
+	waitpid(l->pid, &status, 0);
+	close(l->sock);
+	l->up = false;
 }

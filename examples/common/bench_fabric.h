@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * examples/common/bench_fabric.h: raw libfabric for baselines: one RDM
- * endpoint, one CQ and one registered buffer per process, connected to the
- * other process of a benchmark over its set-up link (bench_link_*). The ofi
- * example measures xrma against it, and tools/bench measures libfabric
- * directly with it (fi_write and fi_read over shm and tcp;ofi_rxm). Every
- * failure ends the program with a message: these are benchmarks.
+ * examples/common/bench_fabric.h: the one raw libfabric baseline of the
+ * benchmarks: one RDM endpoint, one CQ and one registered buffer per process,
+ * connected to the other process of a benchmark over its set-up link
+ * (bench_link_*), fi_writemsg with FI_DELIVERY_COMPLETE (the guarantee xrma's
+ * writes give) or fi_readmsg, the CQ polled by the thread that posts.
+ *
+ * Three ways to use it: tools/bench measures libfabric directly (shm and
+ * tcp;ofi_rxm); ofi_rma_bench puts an endpoint next to xrma in each of its two
+ * processes; the SISCI and SCIF benchmarks on ofi start a raw target process
+ * of their own (bench_fabric_link_*) that polls only during the rounds they
+ * announce. Every failure ends the program with a message: these are benchmarks.
  */
 #ifndef XRMA_BENCH_FABRIC_H
 #define XRMA_BENCH_FABRIC_H
@@ -13,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <rdma/fabric.h>
 
 #define BENCH_FABRIC_WINDOW 16   /* operations in flight at most */
@@ -69,8 +75,11 @@ void bench_fabric_await_word(struct bench_fabric *progress, unsigned char *buf, 
  */
 double bench_fabric_pingpong(struct bench_fabric *f, size_t len, int iterations, bool initiator);
 
-/* Nanoseconds per operation of iterations writes (or reads), BENCH_FABRIC_WINDOW in flight. */
-double bench_fabric_stream(struct bench_fabric *f, bool read, size_t len, int iterations);
+/*
+ * Nanoseconds per operation of iterations writes (or reads), window in flight
+ * (1: each one waited for, as a synchronous call; at most BENCH_FABRIC_WINDOW).
+ */
+double bench_fabric_stream(struct bench_fabric *f, bool read, size_t len, int iterations, int window);
 
 /* The target's part while the initiator streams: progress until sock has a message. */
 void bench_fabric_serve_until(struct bench_fabric *f, int sock);
@@ -80,5 +89,46 @@ static inline volatile uint64_t *bench_fabric_last_word(unsigned char *buf, size
 {
 	return (volatile uint64_t *)(void *)(buf + len - 8);
 }
+
+/* The libfabric provider under xrma's ofi provider: XRMA_OFI_PROVIDER, else tcp;ofi_rxm. */
+const char *bench_fabric_provider(void);
+
+/*
+ * Write a node file for xrma's ofi provider, nodes first..last on 127.0.0.1
+ * with free ports, export it as XRMA_OFI_NODES for the processes started
+ * later, and remove it when the program exits.
+ */
+void bench_fabric_node_file(uint32_t first, uint32_t last);
+
+/*
+ * Whether the program runs on the ofi provider (XRMA_PROVIDER=ofi); if so and
+ * no node file is given, write one (bench_fabric_node_file).
+ */
+bool bench_fabric_ofi_selected(uint32_t first, uint32_t last);
+
+/* A raw target process and our endpoint connected to it. */
+struct bench_fabric_link {
+	struct bench_fabric f;
+	pid_t pid;
+	int sock;
+	bool up;
+};
+
+/*
+ * Start the raw target (a child process on CPU target_cpu, with the provider
+ * of bench_fabric_provider) and connect to it. Call before anything starts
+ * threads: the child is forked, not executed.
+ */
+void bench_fabric_link_start(struct bench_fabric_link *l, size_t max, int target_cpu);
+
+/*
+ * iterations transfers of len bytes, window in flight (as bench_fabric_stream).
+ * The target polls its CQ only during a round (a set-up round trip starts it),
+ * so between rounds it leaves the CPU to what is measured next.
+ */
+void bench_fabric_link_round(struct bench_fabric_link *l, bool read, size_t len, int iterations,
+			     int window);
+
+void bench_fabric_link_stop(struct bench_fabric_link *l);
 
 #endif

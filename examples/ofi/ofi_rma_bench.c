@@ -14,7 +14,6 @@
  * XRMA_OFI_PROVIDER (default tcp;ofi_rxm) for both xrma and the baseline.
  */
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,20 +137,6 @@ static void xrma_side_close(struct side *s)
 	check(xrma_ctx_close(s->ctx), "xrma_ctx_close");
 }
 
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
-
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
 /* The peer: node 2, answering phases until told to quit. */
 static int peer_main(int sock, size_t max, const char *prov)
 {
@@ -200,7 +185,7 @@ static double run_phase(int sock, enum phase phase, size_t len, int iters, struc
 	else if (phase == PHASE_XRMA_PP)
 		t = xrma_pingpong(s, len, iters, true);
 	else if (phase == PHASE_RAW_BW)
-		t = bench_fabric_stream(r, false, len, iters) / 1000.0;
+		t = bench_fabric_stream(r, false, len, iters, WINDOW) / 1000.0;
 	else
 		t = xrma_stream(s, len, iters);
 	if (phase == PHASE_RAW_BW)
@@ -213,26 +198,19 @@ static double run_phase(int sock, enum phase phase, size_t len, int iters, struc
 int main(int argc, char **argv)
 {
 	struct bench_opts opts = { .iterations = 2000, .repetitions = 5, .max_size = 1 << 20 };
-	const char *prov = getenv("XRMA_OFI_PROVIDER") ? getenv("XRMA_OFI_PROVIDER") : "tcp;ofi_rxm";
-	char nodes[] = "/tmp/xrma-ofi-bench-XXXXXX", setup[160], fdtxt[16];
-	int sv[2], fd;
+	const char *prov = bench_fabric_provider();
+	char setup[160], fdtxt[16];
+	int sv[2];
 	pid_t pid;
 	struct bench_fabric r;
 	struct side s;
-	FILE *f;
 
 	if (argc == 5 && !strcmp(argv[1], PEER_FLAG))
 		return peer_main(atoi(argv[2]), strtoull(argv[3], NULL, 0), argv[4]);
 	bench_parse(argc, argv, &opts, "Runs node 2 itself; XRMA_OFI_PROVIDER picks the libfabric provider.\n");
 	if (opts.max_size < 8)
 		opts.max_size = 8;
-	fd = mkstemp(nodes);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f)
-		die("node file", "cannot create it");
-	fprintf(f, "1 127.0.0.1:%d\n2 127.0.0.1:%d\n", free_port(), free_port());
-	fclose(f);
-	setenv("XRMA_OFI_NODES", nodes, 1);
+	bench_fabric_node_file(1, 2);
 	setenv("XRMA_OFI_PROVIDER", prov, 1);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		die("socketpair", "failed");
@@ -283,6 +261,5 @@ int main(int argc, char **argv)
 	xrma_side_close(&s);
 	bench_fabric_close(&r);
 	waitpid(pid, NULL, 0);
-	unlink(nodes);
 	return 0;
 }

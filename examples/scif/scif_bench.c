@@ -74,7 +74,8 @@ static int card_run(const struct card_args *a)
 		scif_bench_die("card: scif_register");
 	buf = scif_bench_pages(a->window);
 	bench_link_send(a->sock, 1);
-	while ((cmd = bench_link_recv(a->sock, LINK_TIMEOUT_MS)) == CMD_ECHO || cmd == CMD_RAW_ECHO) {
+	/* No timeout for the next command: RMA-only runs (scif_rma_bw) send none for minutes. */
+	while ((cmd = bench_link_recv(a->sock, -1)) == CMD_ECHO || cmd == CMD_RAW_ECHO) {
 		size_t len = (size_t)bench_link_recv(a->sock, LINK_TIMEOUT_MS);
 		int iterations = (int)bench_link_recv(a->sock, LINK_TIMEOUT_MS);
 

@@ -9,7 +9,7 @@
  * run; ratio = SCIF time / memcpy time (1.11 is 0.9x memcpy bandwidth).
  * On the ofi provider (XRMA_PROVIDER=ofi; a node file for nodes 0 and 1 on
  * 127.0.0.1 is made unless XRMA_OFI_NODES names one) the baseline is raw
- * libfabric instead (examples/ofi/ofi_raw.h): fi_writemsg (delivery complete)
+ * libfabric instead (examples/common/bench_fabric.h): fi_writemsg (delivery complete)
  * or fi_readmsg of the same size to a raw target process, one at a time for
  * the synchronous modes, 16 in flight for async+fence.
  * Data is checked once per table, outside the timed loops.
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "scif_bench.h"
-#include "../ofi/ofi_raw.h"
+#include "../common/bench_fabric.h"
 
 #define HOST_WIN 0
 
@@ -49,7 +49,7 @@ struct rma {
 	char *local;        /* the host's registered window at HOST_WIN */
 	char *plain;        /* unregistered memory for the v-calls */
 	char *copy;         /* memcpy baseline destination */
-	struct ofi_raw_link *raw;   /* on ofi: the raw libfabric baseline */
+	struct bench_fabric_link *raw;   /* on ofi: the raw libfabric baseline */
 };
 
 static int rma_one(struct rma *r)
@@ -96,7 +96,7 @@ static void raw_round(void *arg, int iterations)
 	struct rma *r = arg;
 	bool read = r->op == OP_READFROM || r->op == OP_VREADFROM;
 
-	ofi_raw_link_round(r->raw, read, r->len, iterations, r->async ? OFI_RAW_WINDOW : 1);
+	bench_fabric_link_round(r->raw, read, r->len, iterations, r->async ? BENCH_FABRIC_WINDOW : 1);
 }
 
 /* Write a pattern, move it with the op, read it back the other way: must match. */
@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 {
 	struct bench_opts opts = { .iterations = 200, .repetitions = 5, .max_size = 1 << 20 };
 	struct scif_bench b;
-	struct ofi_raw_link raw = { 0 };
+	struct bench_fabric_link raw = { 0 };
 	struct rma r;
 	char name[64];
 	bool ofi;
@@ -146,9 +146,9 @@ int main(int argc, char **argv)
 	bench_parse(argc, argv, &opts, "  SCIF RMA time per transfer against memcpy\n");
 	opts.max_size = scif_bench_round(opts.max_size);
 	/* Before any xrma thread: the raw target is a process of its own. */
-	ofi = ofi_raw_selected(0, 1);
+	ofi = bench_fabric_ofi_selected(0, 1);
 	if (ofi)
-		ofi_raw_link_start(&raw, opts.max_size, 1);
+		bench_fabric_link_start(&raw, opts.max_size, 1);
 	scif_bench_start(argv, opts.max_size, &b);
 	r = (struct rma){ .epd = b.epd, .local = scif_bench_pages(opts.max_size),
 			  .plain = scif_bench_pages(opts.max_size), .copy = scif_bench_pages(opts.max_size),
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 	}
 	scif_unregister(b.epd, HOST_WIN, opts.max_size);
 	scif_bench_stop(&b);
-	ofi_raw_link_stop(&raw);
+	bench_fabric_link_stop(&raw);
 	scif_bench_free(r.local);
 	scif_bench_free(r.plain);
 	scif_bench_free(r.copy);

@@ -9,7 +9,7 @@
  *   sisci_dma_bench | sisci_dma_bench -server -rn 1 | sisci_dma_bench -client -rn 2
  * On the ofi provider (XRMA_PROVIDER=ofi; a node file for nodes 1 and 2 on
  * 127.0.0.1 is made unless XRMA_OFI_NODES names one) the baseline is raw
- * libfabric instead (examples/ofi/ofi_raw.h): fi_writemsg with delivery
+ * libfabric instead (examples/common/bench_fabric.h): fi_writemsg with delivery
  * complete, or fi_readmsg, of the same size, one at a time like DMA_WAIT, to
  * a raw target process of this run, same libfabric provider.
  */
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sisci_bench.h"
-#include "../ofi/ofi_raw.h"
+#include "../common/bench_fabric.h"
 
 enum { CMD_QUIT = 1 };
 
@@ -68,7 +68,7 @@ static void dma_once(void *ctx, size_t size)
 }
 
 struct raw_run {
-	struct ofi_raw_link *link;
+	struct bench_fabric_link *link;
 	bool read;
 };
 
@@ -76,11 +76,11 @@ static void raw_rounds(void *ctx, size_t size, int iterations)
 {
 	struct raw_run *r = ctx;
 
-	ofi_raw_link_round(r->link, r->read, size, iterations, 1);
+	bench_fabric_link_round(r->link, r->read, size, iterations, 1);
 }
 
 static void direction(struct sb_node *n, const struct sb_opts *o, sci_dma_queue_t dq,
-		      struct dma_side *local, bool read, struct ofi_raw_link *link)
+		      struct dma_side *local, bool read, struct bench_fabric_link *link)
 {
 	struct dma_run run = { n, dq, local, SCI_FLAG_DMA_WAIT | (read ? SCI_FLAG_DMA_READ : 0) };
 	uint8_t *raw = (uint8_t *)n->raw_peer + SB_CTRL_BYTES;
@@ -133,15 +133,15 @@ int main(int argc, char **argv)
 			     .segment_id = SEGMENT_ID };
 	struct sb_node n = { 0 };
 	struct dma_side a, b;
-	struct ofi_raw_link link = { 0 };
+	struct bench_fabric_link link = { 0 };
 	sci_dma_queue_t dq;
 	sci_error_t err;
-	bool ofi = ofi_raw_selected(1, 2);
+	bool ofi = bench_fabric_ofi_selected(1, 2);
 
 	sb_parse(argc, argv, &o, "DMA bandwidth, both directions, 64 B .. 16 MiB.\n");
 	/* Before any xrma thread: the raw target is a process of its own. */
 	if (ofi && !o.server)
-		ofi_raw_link_start(&link, o.bench.max_size, 1);
+		bench_fabric_link_start(&link, o.bench.max_size, 1);
 	bench_pin_thread(o.server ? 1 : 0);
 	sb_node_open(&n, &o);
 	if (o.server) {
@@ -164,6 +164,6 @@ int main(int argc, char **argv)
 		sb_command(&n, CMD_QUIT, 0, 0);
 	}
 	sb_node_close(&n);
-	ofi_raw_link_stop(&link);
+	bench_fabric_link_stop(&link);
 	return sb_finish(&o);
 }

@@ -161,6 +161,8 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 		xrma_pximc_session_free_resources(px, chosen);
 		chosen->posted = true;
 	}
+	if (result == XRMA_PXIMC_PAIR_OK)
+		XRMA_KILL_POINT("pximc.pairing.before_reply");
 	/* The reply goes out under the lock so that no link input can precede it. */
 	if (xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_PAIR, result, true, &reply, sizeof(reply),
 				XRMA_PXIMC_CALL_MS) ||

@@ -135,6 +135,7 @@ static int xrma_pximc_claim(struct xrma_pximc *px, struct xrma_pximc_session *s,
 	}
 	if (result != XRMA_PXIMC_PAIR_OK)
 		return (int)result;
+	XRMA_KILL_POINT("pximc.request.mid_pairing");
 	ret = xrma_pximc_complete(px, s, &claim);
 	return ret ? ret : XRMA_PXIMC_PAIR_OK;
 }

@@ -93,6 +93,8 @@ tPXIMC_Status xrma_pximc_wait_connection(struct xrma_pximc *px, uint32_t number,
 	}
 	xrma_pximc_session_release(px, s);
 	pthread_mutex_unlock(&px->lock);
+	if (status == PXIMC_SUCCESS)
+		XRMA_KILL_POINT("pximc.wait_connection.after_pairing");
 	return status;
 }
 
@@ -127,6 +129,7 @@ tPXIMC_Status xrma_pximc_assert_event(struct xrma_pximc *px, uint32_t number)
 	}
 	/* Stores to the remote window must be visible before the event (3.3.4.1-R1). */
 	atomic_thread_fence(memory_order_seq_cst);
+	XRMA_KILL_POINT("pximc.assert_event.before_trigger");
 	/* The partner's interrupt once we know it; until then (owner still pairing) the link. */
 	if (partner)
 		ret = xrma_rintr_trigger(partner, NULL, 0);
@@ -266,6 +269,7 @@ tPXIMC_Status xrma_pximc_close_window(struct xrma_pximc *px, uint32_t number)
 		return PXIMC_INVALID_SESSION;
 	}
 	xrma_pximc_session_free_resources(px, s);
+	XRMA_KILL_POINT("pximc.close_session.mid");
 	xrma_pximc_session_drop(px, s);
 	pthread_mutex_unlock(&px->lock);
 	return PXIMC_SUCCESS;

@@ -97,6 +97,7 @@ int scif_close(scif_epd_t epd)
 	if (ep->connected)
 		xrma_scif_ras_teardown(ep);
 	pthread_mutex_unlock(&ep->lock);
+	XRMA_KILL_POINT("scif.close.after_teardown");
 	/* Wakes blocked sends and receives; the peer sees the end of the stream. */
 	xrma_conn_close(ep->conn);
 	xrma_scif_ep_put(ep);
@@ -170,6 +171,9 @@ static int scif_handshake(struct xrma_scif_ep *ep)
 		n = -XRMA_ECONNRESET;
 	pthread_mutex_lock(&ep->lock);
 	ret = n < 0 ? (int)n : ep->closed ? -XRMA_ECANCELED : xrma_scif_peer_attach(ep, theirs.ras_id);
+	/* The peer answered a moment ago: its node or table gone since means it left (ECONNRESET). */
+	if (ret == -XRMA_ENODEV || ret == -XRMA_ENOENT)
+		ret = -XRMA_ECONNRESET;
 	if (ret)
 		xrma_scif_ras_teardown(ep);
 	else
@@ -279,6 +283,8 @@ int scif_connect(scif_epd_t epd, struct scif_portID *dst)
 			ret = -XRMA_ENODEV;
 	}
 	if (!ret)
+		XRMA_KILL_POINT("scif.connect.after_request");
+	if (!ret)
 		ret = scif_handshake(ep);
 	xrma_scif_ep_put(ep);
 	return ret ? xrma_scif_fail(ret) : 0;
@@ -310,6 +316,7 @@ int scif_accept(scif_epd_t epd, struct scif_portID *peer, scif_epd_t *newepd, in
 		xrma_conn_close(conn);
 		return xrma_scif_fail(-XRMA_ENOMEM);
 	}
+	XRMA_KILL_POINT("scif.accept.before_handshake");
 	ret = scif_handshake(child);
 	if (!ret)
 		ret = xrma_scif_ep_insert(child);

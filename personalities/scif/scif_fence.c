@@ -46,6 +46,7 @@ int scif_fence_mark(scif_epd_t epd, int flags, int *mark)
 	xrma_scif_ep_leave(ep);
 	if (ret)
 		return xrma_scif_fail(ret);
+	XRMA_KILL_POINT("scif.fence_mark.after_mark");
 	*mark = (int)((count & MARK_COUNT) | (flags == SCIF_FENCE_INIT_PEER ? MARK_PEER : 0));
 	return 0;
 }
@@ -148,6 +149,8 @@ int scif_fence_signal(scif_epd_t epd, off_t loff, uint64_t lval, off_t roff, uin
 		if (!ret)
 			ret = xrma_scif_peer_wait(ep, target);
 	}
+	if (!ret)
+		XRMA_KILL_POINT("scif.fence_signal.before_signal");
 	if (!ret)
 		ret = xrma_fence_signal(ep->dmaq, lseg, lo, lval, rseg, ro, rval, 0);
 	xrma_scif_ep_leave(ep);

@@ -153,6 +153,7 @@ void *scif_mmap(void *addr, size_t len, int prot_flags, int map_flags, scif_epd_
 	m->next = mappings;
 	mappings = m;
 	pthread_mutex_unlock(&mappings_lock);
+	XRMA_KILL_POINT("scif.mmap.after_map");
 	return m->addr;
 }
 

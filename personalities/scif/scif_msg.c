@@ -52,6 +52,8 @@ static int msg_transfer(scif_epd_t epd, void *msg, int len, int flags, bool send
 	else
 		n = xrma_conn_recv(ep->conn, msg, (size_t)len, core_flags, XRMA_TIMEOUT_INFINITE);
 	xrma_scif_ep_put(ep);
+	if (n > 0)
+		XRMA_KILL_POINT(send ? "scif.send.after_data" : "scif.recv.after_data");
 	/* A non-blocking call that moves nothing reports 0 bytes (§3.4). */
 	if (n == -XRMA_EAGAIN)
 		return 0;

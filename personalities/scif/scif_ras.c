@@ -299,6 +299,8 @@ off_t scif_register(scif_epd_t epd, void *addr, size_t len, off_t offset, int pr
 		return xrma_scif_fail(ret);
 	ret = ras_register(ep, addr, len, &placed, prot_flags, fixed);
 	xrma_scif_ep_leave(ep);
+	if (!ret)
+		XRMA_KILL_POINT("scif.register.after_window");
 	return ret ? xrma_scif_fail(ret) : (off_t)placed;
 }
 

@@ -80,6 +80,9 @@ static int rma_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct x
 					     pieces[i].len, n, core);
 		}
 		pos += pieces[i].len;
+		if (!ret)
+			XRMA_KILL_POINT(op == XRMA_RMA_WRITE ? "scif.writeto.mid_transfer" :
+						       "scif.readfrom.mid_transfer");
 	}
 	if (!sync)
 		ep->async_used = true;

@@ -385,6 +385,8 @@ void SCIPostDMAQueue(sci_dma_queue_t dq, sci_cb_dma_t callback, void *callbackAr
 		err = post_locked(q, callback, callbackArg, flags & SCI_FLAG_USE_CALLBACK, false);
 		pthread_mutex_unlock(&q->lock);
 	}
+	if (err == SCI_ERR_OK)
+		XRMA_KILL_POINT("sisci.dma.after_post");
 	xrma_sisci_obj_put(&q->obj);
 	xrma_sisci_set(error, err);
 }
@@ -407,6 +409,7 @@ sci_dma_queue_state_t SCIWaitForDMAQueue(sci_dma_queue_t dq, unsigned int timeou
 		return SCI_DMAQUEUE_ERROR;
 	}
 	err = xrma_sisci_flags(flags, WAIT_FLAGS, 0);
+	XRMA_KILL_POINT("sisci.dma.before_wait");
 	pthread_mutex_lock(&q->lock);
 	if (err == SCI_ERR_OK &&
 	    (q->state == SCI_DMAQUEUE_IDLE || q->state == SCI_DMAQUEUE_GATHER ||

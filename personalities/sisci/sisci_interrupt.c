@@ -66,6 +66,7 @@ static void intr_on_trigger(void *arg, const void *data, size_t len)
 
 	if (!i)
 		return;
+	XRMA_KILL_POINT("sisci.interrupt.callback");
 	if (i->data)
 		action = i->data_cb(i->cb_arg, arg, (void *)data, (unsigned int)len, SCI_ERR_OK);
 	else
@@ -247,7 +248,11 @@ void SCIDisconnectInterrupt(sci_remote_interrupt_t interrupt, unsigned int flags
 
 void SCITriggerInterrupt(sci_remote_interrupt_t interrupt, unsigned int flags, sci_error_t *error)
 {
-	xrma_sisci_set(error, trigger_intr(interrupt, false, NULL, 0, flags));
+	sci_error_t err = trigger_intr(interrupt, false, NULL, 0, flags);
+
+	if (err == SCI_ERR_OK)
+		XRMA_KILL_POINT("sisci.interrupt.after_trigger");
+	xrma_sisci_set(error, err);
 }
 
 /* ------------------------------------------------------------ data interrupts */

@@ -135,6 +135,8 @@ volatile void *SCIMapRemoteSegment(sci_remote_segment_t segment, sci_map_t *map,
 	free(m);
 	pthread_mutex_unlock(&r->lock);
 	xrma_sisci_obj_put(&r->obj);
+	if (err == SCI_ERR_OK)
+		XRMA_KILL_POINT("sisci.map.after_map");
 	xrma_sisci_set(error, err);
 	return base;
 }

@@ -203,6 +203,8 @@ void SCIConnectSegment(sci_desc_t sd, sci_remote_segment_t *segment, unsigned in
 		}
 	}
 	*segment = r->obj.handle;
+	if (!async)
+		XRMA_KILL_POINT("sisci.connect.after_import");
 out:
 	xrma_sisci_obj_put(&d->obj);
 	xrma_sisci_set(error, err);
@@ -284,6 +286,8 @@ void SCIDisconnectSegment(sci_remote_segment_t segment, unsigned int flags, sci_
 	}
 	if (join)
 		pthread_join(connector, NULL);
+	if (err == SCI_ERR_OK)
+		XRMA_KILL_POINT("sisci.disconnect.before_leave");
 	if (err == SCI_ERR_OK) {
 		pthread_mutex_lock(&r->lock);
 		if (r->rseg)

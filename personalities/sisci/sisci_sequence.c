@@ -172,7 +172,11 @@ sci_sequence_status_t SCIStartSequence(sci_sequence_t sequence, unsigned int fla
 
 sci_sequence_status_t SCICheckSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
 {
-	return seq_call(sequence, flags, SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER, false, error);
+	sci_sequence_status_t status =
+		seq_call(sequence, flags, SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER, false, error);
+
+	XRMA_KILL_POINT("sisci.sequence.after_check");
+	return status;
 }
 
 void SCIFlushReadBuffers(sci_sequence_t sequence)

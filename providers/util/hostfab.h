@@ -43,12 +43,13 @@
 #include <sys/types.h>
 #include <xrma/errors.h>
 #include "providers/provider.h"
+#include "core/killpoint.h"
 
 /* ---------------------------------------------------------------- limits */
 
 #define HOSTFAB_EP_MAX      64      /* live endpoints (processes/contexts) per node */
-#define HOSTFAB_NAME_MAX    16384   /* bound names per node, all name spaces */
-#define HOSTFAB_EXPORT_MAX  4096    /* exported memory regions per node */
+#define HOSTFAB_NAME_MAX    32768   /* bound names per node, all name spaces */
+#define HOSTFAB_EXPORT_MAX  16384   /* exported memory regions per node */
 #define HOSTFAB_SPAD_MAX    64      /* scratchpad registers a model may expose */
 #define HOSTFAB_ALLOW_MAX   16      /* extra uids allowed to connect */
 #define HOSTFAB_STAGE_SIZE  (1u << 20)  /* staging buffer of the copy fallback */
@@ -73,7 +74,7 @@ struct hostfab_model {
 
 /* ---------------------------------------------------------------- directory */
 
-#define HOSTFAB_DIR_MAGIC   0x78726d6164697231ull   /* "xrmadir1" */
+#define HOSTFAB_DIR_MAGIC   0x78726d6164697232ull   /* "xrmadir2" */
 
 enum hostfab_slot_state { HOSTFAB_SLOT_FREE = 0, HOSTFAB_SLOT_LIVE = 1 };
 
@@ -136,11 +137,13 @@ struct hostfab_dir {
 
 /* A directory mapped by this endpoint: its own node's (read-write) or a peer's. */
 struct hostfab_dirmap {
-	struct hostfab_dirmap *next;
-	uint32_t node;
+	struct hostfab_dirmap *next;    /* in ep->dirs unless retired */
+	uint32_t node;                  /* fixed at open */
 	int fd;
 	bool writable;
 	struct hostfab_dir *dir;
+	unsigned users;                 /* holders from hostfab_dir_peer; under ep->lock */
+	bool retired;                   /* its node's file was replaced; under ep->lock */
 };
 
 /* ---------------------------------------------------------------- wire */
@@ -289,8 +292,14 @@ void hostfab_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* hostfab_dir.c */
 int hostfab_dir_open(struct hostfab_ep *ep, uint32_t node, bool create, struct hostfab_dirmap **out);
 void hostfab_dir_close(struct hostfab_dirmap *map);
-/* A peer node's directory, mapped once and cached; XRMA_ENODEV if absent. */
+/*
+ * The directory of node, mapped once and kept; XRMA_ENODEV if absent. Every successful
+ * call must be paired with hostfab_dir_put: a directory whose node went away (its file
+ * unlinked) is retired and unmapped when its last holder (an import, a lookup in
+ * progress) lets go.
+ */
 int hostfab_dir_peer(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out);
+void hostfab_dir_put(struct hostfab_ep *ep, struct hostfab_dirmap *map);
 /* hostfab_dir_peer for a reader of node: XRMA_EACCES (another user), else XRMA_ENODEV. */
 int hostfab_dir_reader(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out);
 int hostfab_dir_lock(struct hostfab_ep *ep, struct hostfab_dir *dir);
@@ -299,7 +308,7 @@ void hostfab_dir_write_begin(struct hostfab_dir *dir);
 void hostfab_dir_write_end(struct hostfab_dir *dir);
 /* Lock-free readers: begin waits for an even count and returns it; retry says whether a
  * writer ran since (the loads in between must then be taken again). */
-uint32_t hostfab_dir_read_begin(const struct hostfab_dir *dir);
+uint32_t hostfab_dir_read_begin(const struct hostfab_dirmap *map);
 bool hostfab_dir_read_retry(const struct hostfab_dir *dir, uint32_t seq);
 /* Join the node: take a slot (reclaiming dead ones) and an endpoint number. */
 int hostfab_dir_join(struct hostfab_ep *ep);

@@ -709,6 +709,7 @@ void hostfab_chan_send_link(struct hostfab_ep *ep, uint32_t to, uint32_t about, 
 		hostfab_pkt_send(fd, pkt, sizeof(pkt), -1);
 		close(fd);
 	}
+	hostfab_dir_put(ep, map);
 }
 
 void hostfab_chan_broadcast_link(struct hostfab_ep *ep, uint32_t node, bool up)

@@ -11,30 +11,33 @@
 
 #include "core/futex.h"
 
-/* A writable directory of node whose link is up, for doorbells and scratchpads. */
-static int db_dir(struct hostfab_ep *ep, uint32_t node, struct hostfab_dir **dir)
+/* A writable directory of node whose link is up, for doorbells and scratchpads; put it after use. */
+static int db_dir(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out)
 {
 	struct hostfab_dirmap *map;
 	int ret = hostfab_dir_peer(ep, node, &map);
 
 	if (ret)
 		return ret == -XRMA_EACCES ? ret : -XRMA_ENODEV;
-	if (!map->writable)
-		return -XRMA_EACCES;
-	if (__atomic_load_n(&map->dir->link_down, __ATOMIC_ACQUIRE) ||
-	    __atomic_load_n(&ep->own->dir->link_down, __ATOMIC_ACQUIRE)) {
+	if (!map->writable) {
+		ret = -XRMA_EACCES;
+	} else if (__atomic_load_n(&map->dir->link_down, __ATOMIC_ACQUIRE) ||
+		   __atomic_load_n(&ep->own->dir->link_down, __ATOMIC_ACQUIRE)) {
 		hostfab_detail("%s: the link between node %u and node %u is down", ep->model->name,
 			       ep->self.node, node);
-		return -XRMA_ENETDOWN;
+		ret = -XRMA_ENETDOWN;
 	}
-	*dir = map->dir;
-	return 0;
+	if (ret)
+		hostfab_dir_put(ep, map);
+	else
+		*out = map;
+	return ret;
 }
 
 int hostfab_db_ring(void *state, uint32_t node, uint64_t bits)
 {
 	struct hostfab_ep *ep = state;
-	struct hostfab_dir *dir;
+	struct hostfab_dirmap *map;
 	int ret;
 
 	if (!ep)
@@ -44,11 +47,12 @@ int hostfab_db_ring(void *state, uint32_t node, uint64_t bits)
 			       (unsigned long long)bits, ep->model->db_count);
 		return -XRMA_EINVAL;
 	}
-	ret = db_dir(ep, node, &dir);
+	ret = db_dir(ep, node, &map);
 	if (ret)
 		return ret;
-	atomic_fetch_or_explicit(&dir->db_pending, bits, memory_order_seq_cst);
-	xrma_futex_bump(&dir->db_futex, &dir->db_sleepers);
+	atomic_fetch_or_explicit(&map->dir->db_pending, bits, memory_order_seq_cst);
+	xrma_futex_bump(&map->dir->db_futex, &map->dir->db_sleepers);
+	hostfab_dir_put(ep, map);
 	return 0;
 }
 
@@ -114,31 +118,35 @@ static int spad_check(struct hostfab_ep *ep, uint32_t index)
 int hostfab_spad_read(void *state, uint32_t node, uint32_t index, uint32_t *value)
 {
 	struct hostfab_ep *ep = state;
-	struct hostfab_dir *dir;
+	struct hostfab_dirmap *map;
 	int ret;
 
 	if (!ep || !value)
 		return -XRMA_EINVAL;
 	ret = spad_check(ep, index);
 	if (!ret)
-		ret = db_dir(ep, node, &dir);
-	if (!ret)
-		*value = atomic_load_explicit(&dir->spad[index], memory_order_acquire);
+		ret = db_dir(ep, node, &map);
+	if (!ret) {
+		*value = atomic_load_explicit(&map->dir->spad[index], memory_order_acquire);
+		hostfab_dir_put(ep, map);
+	}
 	return ret;
 }
 
 int hostfab_spad_write(void *state, uint32_t node, uint32_t index, uint32_t value)
 {
 	struct hostfab_ep *ep = state;
-	struct hostfab_dir *dir;
+	struct hostfab_dirmap *map;
 	int ret;
 
 	if (!ep)
 		return -XRMA_EINVAL;
 	ret = spad_check(ep, index);
 	if (!ret)
-		ret = db_dir(ep, node, &dir);
-	if (!ret)
-		atomic_store_explicit(&dir->spad[index], value, memory_order_release);
+		ret = db_dir(ep, node, &map);
+	if (!ret) {
+		atomic_store_explicit(&map->dir->spad[index], value, memory_order_release);
+		hostfab_dir_put(ep, map);
+	}
 	return ret;
 }

@@ -179,39 +179,53 @@ int hostfab_dir_peer(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap
 		if (map->node != node)
 			continue;
 		if (!dir_unlinked(map)) {
+			map->users++;
 			pthread_mutex_unlock(&ep->lock);
 			*out = map;
 			return 0;
 		}
-		/* Kept mapped (others may still read it) but no longer found. */
+		/* No longer found; holders keep it mapped until they let go. */
 		*pp = map->next;
-		stale = map;
+		map->retired = true;
+		if (!map->users)
+			stale = map;
 		break;
 	}
 	pthread_mutex_unlock(&ep->lock);
+	hostfab_dir_close(stale);
 	ret = hostfab_dir_open(ep, node, false, &fresh);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&ep->lock);
-	if (stale) {
-		/* Retire rather than unmap: a reader may hold a pointer into it. */
-		stale->node = UINT32_MAX;
-		stale->next = ep->dirs;
-		ep->dirs = stale;
+	for (map = ep->dirs; map; map = map->next)
+		if (map->node == node)
+			break;
+	if (map) {
+		stale = fresh;   /* another thread was first */
+		fresh = map;
+	} else {
+		stale = NULL;
+		fresh->next = ep->dirs;
+		ep->dirs = fresh;
 	}
-	if (!ret) {
-		for (map = ep->dirs; map; map = map->next)
-			if (map->node == node)
-				break;
-		if (map) {
-			hostfab_dir_close(fresh);   /* another thread was first */
-			fresh = map;
-		} else {
-			fresh->next = ep->dirs;
-			ep->dirs = fresh;
-		}
-		*out = fresh;
-	}
+	fresh->users++;
 	pthread_mutex_unlock(&ep->lock);
-	return ret;
+	hostfab_dir_close(stale);
+	*out = fresh;
+	return 0;
+}
+
+void hostfab_dir_put(struct hostfab_ep *ep, struct hostfab_dirmap *map)
+{
+	bool last;
+
+	if (!map || map == ep->own)
+		return;
+	pthread_mutex_lock(&ep->lock);
+	last = --map->users == 0 && map->retired;
+	pthread_mutex_unlock(&ep->lock);
+	if (last)
+		hostfab_dir_close(map);
 }
 
 int hostfab_dir_reader(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out)
@@ -254,8 +268,10 @@ void hostfab_dir_write_end(struct hostfab_dir *dir)
 	atomic_fetch_add_explicit(&dir->seq, 1, memory_order_release);
 }
 
-uint32_t hostfab_dir_read_begin(const struct hostfab_dir *dir)
+uint32_t hostfab_dir_read_begin(const struct hostfab_dirmap *map)
 {
+	struct hostfab_dir *dir = map->dir;
+
 	for (int spins = 0;; spins++) {
 		uint32_t seq = atomic_load_explicit(&dir->seq, memory_order_acquire);
 
@@ -264,6 +280,12 @@ uint32_t hostfab_dir_read_begin(const struct hostfab_dir *dir)
 		/* A writer is never long inside; yield once spinning stops paying. */
 		if (spins > 64)
 			sched_yield();
+		/*
+		 * A writer that died inside leaves the count odd until the next one to take the
+		 * lock repairs it (hostfab_dir_lock): be that one, now and then.
+		 */
+		if (spins % 1024 == 1023 && map->writable && hostfab_dir_lock(NULL, dir) == 0)
+			hostfab_dir_unlock(dir);
 	}
 }
 
@@ -455,8 +477,10 @@ void hostfab_dir_sweep(struct hostfab_ep *ep, uint32_t node)
 {
 	struct hostfab_dirmap *map;
 
-	if (hostfab_dir_peer(ep, node, &map) == 0)
+	if (hostfab_dir_peer(ep, node, &map) == 0) {
 		hostfab_dir_remove_if_dead(ep, map);
+		hostfab_dir_put(ep, map);
+	}
 }
 
 void hostfab_dir_remove_if_dead(struct hostfab_ep *ep, struct hostfab_dirmap *map)
@@ -710,7 +734,7 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 		return ret;
 	dir = map->dir;
 	for (;;) {
-		uint32_t seq = hostfab_dir_read_begin(dir);
+		uint32_t seq = hostfab_dir_read_begin(map);
 		long i;
 		int slot = -1;
 
@@ -737,6 +761,7 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 		ret = 0;
 		break;
 	}
+	hostfab_dir_put(ep, map);
 	return ret;
 }
 
@@ -799,8 +824,21 @@ bool hostfab_dir_ep_uid(struct hostfab_dirmap *map, uint32_t epno, uint32_t *uid
 static uint64_t window_fit_locked(const struct hostfab_dir *dir, const struct hostfab_model *m,
 				  uint16_t w, uint64_t need)
 {
-	uint64_t at = 0;
+	uint64_t at = 0, top = 0;
 
+	/*
+	 * Above every export of the window there is no clash: one pass finds that place, so
+	 * exporting n segments in a row costs n passes, not n * n (first fit below stays for
+	 * a window whose top is full).
+	 */
+	for (size_t i = 0; i < HOSTFAB_EXPORT_MAX; i++) {
+		const struct hostfab_dir_export *e = &dir->exports[i];
+
+		if (e->state != HOSTFAB_EXPORT_FREE && e->window == w && e->win_offset + e->win_len > top)
+			top = e->win_offset + e->win_len;
+	}
+	if (top + need <= m->mw_size && top + need >= top)
+		return top;
 	for (;;) {
 		uint64_t next = UINT64_MAX;
 		bool clash = false;
@@ -870,6 +908,7 @@ int hostfab_dir_export_add(struct hostfab_ep *ep, uint64_t len, uint32_t access,
 		}
 	}
 	hostfab_dir_write_begin(dir);
+	XRMA_KILL_POINT("hostfab.dir.export_mid_write");
 	{
 		struct hostfab_dir_export *e = &dir->exports[free_index];
 

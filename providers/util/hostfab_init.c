@@ -238,8 +238,10 @@ int hostfab_node_list(void *state, uint32_t *ids, size_t max, size_t *count)
 		if (!hostfab_dir_node_live(ep, map)) {
 			/* Every process of that node died: clear its file away. */
 			hostfab_dir_remove_if_dead(ep, map);
+			hostfab_dir_put(ep, map);
 			continue;
 		}
+		hostfab_dir_put(ep, map);
 		if (n == cap) {
 			uint32_t *more = realloc(found, 2 * cap * sizeof(*found));
 
@@ -263,15 +265,17 @@ int hostfab_node_probe(void *state, uint32_t node, int timeout_ms)
 {
 	struct hostfab_ep *ep = state;
 	struct hostfab_dirmap *map;
+	int ret;
 
 	(void)timeout_ms;   /* the directory answers at once */
 	if (!ep)
 		return -XRMA_EINVAL;
-	if (hostfab_dir_peer(ep, node, &map) || !hostfab_dir_node_live(ep, map))
+	if (hostfab_dir_peer(ep, node, &map))
 		return -XRMA_ENODEV;
-	if (__atomic_load_n(&map->dir->link_down, __ATOMIC_ACQUIRE))
-		return -XRMA_ENODEV;
-	return 0;
+	ret = !hostfab_dir_node_live(ep, map) ||
+	      __atomic_load_n(&map->dir->link_down, __ATOMIC_ACQUIRE) ? -XRMA_ENODEV : 0;
+	hostfab_dir_put(ep, map);
+	return ret;
 }
 
 int hostfab_link_set(void *state, uint32_t node, bool up)
@@ -285,9 +289,12 @@ int hostfab_link_set(void *state, uint32_t node, bool up)
 	ret = hostfab_dir_peer(ep, node, &map);
 	if (ret)
 		return ret;
-	if (!map->writable)
+	if (!map->writable) {
+		hostfab_dir_put(ep, map);
 		return -XRMA_EACCES;
+	}
 	__atomic_store_n(&map->dir->link_down, up ? 0u : 1u, __ATOMIC_RELEASE);
+	hostfab_dir_put(ep, map);
 	hostfab_chan_broadcast_link(ep, node, up);
 	return 0;
 }

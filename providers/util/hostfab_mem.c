@@ -325,15 +325,15 @@ int hostfab_mem_import(void *state, const struct xrma_prov_addr *owner,
 	if (ret)
 		return ret == -XRMA_ENODEV ? -XRMA_ELOST : ret;
 	ret = export_check(odir, owner, &k, &elen, &eaccess);
-	if (ret)
-		return ret;
-	if (len > elen)
-		return -XRMA_ERANGE;
-	if (access & remote & ~eaccess)
-		return -XRMA_EACCES;
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -XRMA_ENOMEM;
+	if (!ret && len > elen)
+		ret = -XRMA_ERANGE;
+	if (!ret && access & remote & ~eaccess)
+		ret = -XRMA_EACCES;
+	r = ret ? NULL : calloc(1, sizeof(*r));
+	if (!r) {
+		hostfab_dir_put(ep, odir);
+		return ret ? ret : -XRMA_ENOMEM;
+	}
 	r->owner = *owner;
 	r->key = k;
 	r->len = len;
@@ -359,6 +359,7 @@ int hostfab_mem_import(void *state, const struct xrma_prov_addr *owner,
 			if (r->mem_fd >= 0)
 				close(r->mem_fd);
 			pthread_mutex_destroy(&r->stage_lock);
+			hostfab_dir_put(ep, odir);
 			free(r);
 			return ret;
 		}
@@ -371,9 +372,10 @@ void hostfab_mem_unimport(void *state, struct xrma_prov_rmem *rmem)
 {
 	struct hostfab_rmem *r = (struct hostfab_rmem *)rmem;
 
-	(void)state;
 	if (!r)
 		return;
+	/* The owner's directory stays mapped while this import may read it. */
+	hostfab_dir_put(state, r->odir);
 	if (r->base)
 		munmap(r->base, r->map_len);
 	if (r->mem_fd >= 0)
@@ -447,6 +449,7 @@ void hostfab_mem_serve(struct hostfab_ep *ep, struct hostfab_conn *conn, const v
 			pass = own;
 		}
 	}
+	XRMA_KILL_POINT("hostfab.mem.before_fetch_reply");
 	if (hostfab_pkt_send(conn->fd, &rep, sizeof(rep), rep.status ? -1 : pass) == 0 && buf) {
 		/* The connection now carries this import's staged requests. */
 		pthread_mutex_lock(&ep->lock);
@@ -493,11 +496,15 @@ int hostfab_bus_owner(void *state, uint32_t node, uint64_t bus, struct xrma_prov
 		return -XRMA_EINVAL;
 	m = ep->model;
 	base = m->bus_node_shift ? (uint64_t)node << m->bus_node_shift : m->bus_base;
-	if (hostfab_dir_peer(ep, node, &map) || !hostfab_dir_node_live(ep, map)) {
+	if (hostfab_dir_peer(ep, node, &map))
+		map = NULL;
+	if (!map || !hostfab_dir_node_live(ep, map)) {
+		hostfab_dir_put(ep, map);
 		hostfab_detail("%s: node %u is not on this fabric", m->name, node);
 		return -XRMA_ENODEV;
 	}
 	if (bus < base || (m->mw_count && bus - base >= (uint64_t)m->mw_count * m->mw_size)) {
+		hostfab_dir_put(ep, map);
 		hostfab_detail("%s: 0x%llx is outside node %u's inbound windows", m->name,
 			       (unsigned long long)bus, node);
 		return -XRMA_ENOENT;
@@ -505,6 +512,7 @@ int hostfab_bus_owner(void *state, uint32_t node, uint64_t bus, struct xrma_prov
 	rel = bus - base;
 	ret = hostfab_dir_export_owner(ep, map, m->mw_count ? (uint16_t)(rel / m->mw_size) : 0,
 				       m->mw_count ? rel % m->mw_size : rel, &epno);
+	hostfab_dir_put(ep, map);
 	if (ret == -XRMA_ENOENT)
 		hostfab_detail("%s: no memory exported at 0x%llx on node %u", m->name,
 			       (unsigned long long)bus, node);
@@ -519,9 +527,13 @@ bool hostfab_peer_same_user(struct hostfab_ep *ep, const struct xrma_prov_addr *
 {
 	struct hostfab_dirmap *map;
 	uint32_t uid;
+	bool same;
 
-	return !hostfab_dir_peer(ep, src->node, &map) && hostfab_dir_ep_uid(map, src->ep, &uid) &&
-	       uid == (uint32_t)ep->uid;
+	if (hostfab_dir_peer(ep, src->node, &map))
+		return false;
+	same = hostfab_dir_ep_uid(map, src->ep, &uid) && uid == (uint32_t)ep->uid;
+	hostfab_dir_put(ep, map);
+	return same;
 }
 
 int hostfab_bus_permit(void *state, const struct xrma_prov_addr *src)

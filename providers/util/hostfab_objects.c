@@ -110,7 +110,7 @@ int hostfab_node_objects(void *state, uint32_t node,
 	dir = map->dir;
 	/* A torn copy is taken again. */
 	for (;;) {
-		uint32_t seq = hostfab_dir_read_begin(dir);
+		uint32_t seq = hostfab_dir_read_begin(map);
 
 		ret = copy_once(dir, node, &c);
 		if (ret || !hostfab_dir_read_retry(dir, seq))
@@ -127,6 +127,7 @@ int hostfab_node_objects(void *state, uint32_t node,
 	for (size_t i = 0; !ret && i < c.n; i++)
 		if (alive[c.v[i].slot])
 			ret = report(arg, &c.v[i].obj);
+	hostfab_dir_put(ep, map);
 	free(c.v);
 	return ret;
 }

@@ -90,6 +90,7 @@ static int rma_mapped(enum xrma_rma_op op, struct hostfab_rmem *r, size_t offset
 	size_t tail = total < 8 ? total : 8;
 
 	vec_copy(op, remote, 0, iov, count, 0, total - tail);
+	XRMA_KILL_POINT("hostfab.rma.mid_copy");
 	xrma_prov_release_fence();
 	vec_copy(op, remote, 0, iov, count, total - tail, total);
 	xrma_prov_full_fence();
@@ -107,6 +108,7 @@ static int rma_cma(enum xrma_rma_op op, struct hostfab_rmem *r, size_t offset,
 	if (!r->odir->writable)
 		return 1;   /* we cannot count ourselves in: let the owner copy */
 	atomic_fetch_add_explicit(&e->active, 1, memory_order_seq_cst);
+	XRMA_KILL_POINT("hostfab.rma.cma_counted");
 	if (__atomic_load_n(&e->state, __ATOMIC_SEQ_CST) != HOSTFAB_EXPORT_LIVE ||
 	    __atomic_load_n(&e->gen, __ATOMIC_RELAXED) != r->key.gen) {
 		ret = hostfab_dir_ep_live(NULL, r->odir, r->owner.ep) ? -XRMA_ETRANSFER : -XRMA_ELOST;

@@ -34,19 +34,6 @@ static const char *const op_names[] = {
 	[OP_READ_STREAM] = "fi_read_stream",
 };
 
-/* Nanoseconds per operation, one at a time. */
-static double one_at_a_time(struct bench_fabric *f, bool read, size_t len, int iters)
-{
-	uint64_t t0 = bench_now_ns();
-
-	for (int i = 0; i < iters; i++) {
-		bench_fabric_post(f, read, len, &f->ctx[0]);
-		while (!bench_fabric_reap(f, 1))
-			;
-	}
-	return (double)(bench_now_ns() - t0) / iters;
-}
-
 /* The target: follow the initiator's phases, progressing while they run. */
 static int target_main(int sock, const char *prov, size_t max)
 {
@@ -88,13 +75,14 @@ static double run(int sock, struct bench_fabric *f, enum op op, size_t len, int 
 	switch (op) {
 	case OP_WRITE_SYNC:
 	case OP_READ_SYNC:
-		v = one_at_a_time(f, op == OP_READ_SYNC, len, iters);
+		v = bench_fabric_stream(f, op == OP_READ_SYNC, len, iters, 1);
 		break;
 	case OP_WRITE_PINGPONG:
 		return bench_fabric_pingpong(f, len, iters, true);
 	default:
 		/* As GB/s: 1 GB/s is a byte per nanosecond. */
-		v = (double)len / bench_fabric_stream(f, op == OP_READ_STREAM, len, iters);
+		v = (double)len / bench_fabric_stream(f, op == OP_READ_STREAM, len, iters,
+							 BENCH_FABRIC_WINDOW);
 		break;
 	}
 	bench_link_send(sock, 0);

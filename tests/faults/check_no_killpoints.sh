@@ -1,0 +1,26 @@
+#!/bin/sh
+# tests/faults/check_no_killpoints.sh: fail if a library that gets installed carries the
+# fault campaign's hook (core/killpoint.h): no xrma_killpoint symbol and no point name in
+# libxrma, libscif, libsisci or libpximc_xrma. Only the test-only copies may have them.
+# Exit 77 (skipped) when there are no shared libraries.
+
+builddir=${XRMA_TEST_BUILDDIR:-.}
+found=0
+checked=0
+
+for name in libxrma libscif libsisci libpximc_xrma; do
+	lib=$builddir/.libs/$name.so
+	[ -f "$lib" ] || continue
+	checked=$((checked + 1))
+	# The function's name, and the names of points of every layer.
+	if grep -a -q -e xrma_killpoint -e after_request -e mid_transfer -e mid_copy "$lib"; then
+		echo "FAIL: $lib carries the kill point hook"
+		found=1
+	fi
+done
+if [ "$checked" -eq 0 ]; then
+	echo "SKIP: no shared library built"
+	exit 77
+fi
+[ "$found" -eq 0 ] && echo "PASS: $checked installed libraries carry no kill point"
+exit $found

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * tests/faults/test_faults_pximc.c: PXImc partners killed at the named points of xrma's
+ * PXImc library: a client killed in the middle of pairing, right after
+ * waitForConnection, before its assertEvent reaches us and while closing its session,
+ * and a server killed while answering our pairing request. The survivor's session ends
+ * with CONNECTION_CLOSED (sticky; assertEvent says SESSION_CLOSED), a request never
+ * hangs, and once the interface to the dead node is back, a fresh partner on the same
+ * node pairs and exchanges data (docs/pximc.md "Events", docs/reliability.md).
+ */
+#include <sched.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <pximc.h>
+#include "tests/faults/faults.h"
+#include "tests/helpers/fixture.h"
+
+#define SURVIVOR_NODE 1
+#define VICTIM_NODE 2
+#define PROTO 0xF0001234u
+#define UID 1587
+#define SIZE 0x1000u
+#define WAIT_MS 10000u
+#define POSTED 100
+#define CLIENT_BYTE 0xc1
+#define SERVER_BYTE 0x5e
+#define CLIENT_STEPS 6
+
+enum scenario {
+	SC_CLIENT,  /* the victim is a client of our server window */
+	SC_SERVER,  /* the victim posts a server window; we are its client */
+};
+
+static const struct faults_case cases[] = {
+	{ "pximc.request.mid_pairing", SC_CLIENT, 2 },
+	{ "pximc.wait_connection.after_pairing", SC_CLIENT, 3 },
+	{ "pximc.assert_event.before_trigger", SC_CLIENT, 4 },
+	{ "pximc.close_session.mid", SC_CLIENT, 6 },
+	{ "pximc.pairing.before_reply", SC_SERVER, 2 },
+};
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+#define CHECK_PX(call) PROC_CHECK((call) == PXIMC_SUCCESS)
+
+/* The interface to node, waiting (bounded) until the node's PXImc system is seen. 0: none. */
+static uint32_t interface_to(uint32_t node)
+{
+	uint64_t end = fixture_now_ms() + FAULTS_WAIT_MS;
+	char want[32];
+
+	snprintf(want, sizeof(want), " to node %u", node);
+	while (fixture_now_ms() < end) {
+		uint32_t ids[16], actual = 0;
+
+		if (PXIMC_findInterfaces(16, ids, &actual) != PXIMC_SUCCESS)
+			return 0;
+		for (uint32_t i = 0; i < actual && i < 16; i++) {
+			char name[128] = "";
+			uint32_t len = 0;
+			size_t n;
+
+			if (PXIMC_queryInterfaceInformation(ids[i], PXIMC_STR_INTERFACE_NAME, sizeof(name),
+							    name, &len) != PXIMC_SUCCESS)
+				continue;
+			n = strlen(name);
+			if (n >= strlen(want) && !strcmp(name + n - strlen(want), want))
+				return ids[i];
+		}
+		sched_yield();
+	}
+	return 0;
+}
+
+static bool all_bytes(const void *buf, size_t len, uint8_t byte)
+{
+	return fixture_check(buf, len, byte) == FIXTURE_MATCH;
+}
+
+/* ------------------------------------------------------------------ victims */
+
+/* arg "point|": a client of node 1's server window, six steps. */
+static int client_main(int sock, const char *arg)
+{
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+	uint32_t iface, session, reason = 0;
+
+	faults_child_arm(arg);
+	iface = interface_to(SURVIVOR_NODE);
+	PROC_CHECK(iface != 0);
+	PROC_CHECK(faults_step_done(sock, 1) == 0);
+	PROC_CHECK(proc_expect(sock, POSTED, FAULTS_WAIT_MS) == 0);
+	CHECK_PX(PXIMC_requestWindowLogicalAsClient(iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, &session));
+	PROC_CHECK(faults_step_done(sock, 2) == 0);
+	CHECK_PX(PXIMC_waitForConnection(session, WAIT_MS, &remote, &remote_size, &local, &local_size));
+	PROC_CHECK(remote_size == SIZE && local_size == SIZE);
+	PROC_CHECK(faults_step_done(sock, 3) == 0);
+	memset(remote, CLIENT_BYTE, SIZE);
+	CHECK_PX(PXIMC_assertEvent(session));
+	PROC_CHECK(faults_step_done(sock, 4) == 0);
+	CHECK_PX(PXIMC_waitForSessionEvent(session, WAIT_MS, &reason));
+	PROC_CHECK(reason == PXIMC_EVENT_ASSERTED);
+	PROC_CHECK(all_bytes(local, SIZE, SERVER_BYTE));
+	PROC_CHECK(faults_step_done(sock, 5) == 0);
+	CHECK_PX(PXIMC_closeWindow(session));
+	PROC_CHECK(faults_step_done(sock, 6) == 0);
+	CHECK_PX(PXIMC_cleanup());
+	return 0;
+}
+
+/* arg "point|": a server window uid UID for node 1; step 2 is the client's event. */
+static int server_main(int sock, const char *arg)
+{
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0, v;
+	uint32_t iface, session, reason = 0;
+
+	faults_child_arm(arg);
+	iface = interface_to(SURVIVOR_NODE);
+	PROC_CHECK(iface != 0);
+	CHECK_PX(PXIMC_requestWindowLogicalAsServer(iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, NULL, 0,
+						    &session));
+	PROC_CHECK(faults_step_done(sock, 1) == 0);
+	CHECK_PX(PXIMC_waitForConnection(session, WAIT_MS, &remote, &remote_size, &local, &local_size));
+	CHECK_PX(PXIMC_waitForSessionEvent(session, WAIT_MS, &reason));
+	PROC_CHECK(reason == PXIMC_EVENT_ASSERTED && all_bytes(local, SIZE, CLIENT_BYTE));
+	PROC_CHECK(faults_step_done(sock, 2) == 0);
+	PROC_CHECK(proc_recv(sock, &v, FAULTS_WAIT_MS) == 0);
+	CHECK_PX(PXIMC_closeWindow(session));
+	CHECK_PX(PXIMC_cleanup());
+	return 0;
+}
+
+/* ------------------------------------------------------------------ survivor: server */
+
+/* Serve one client: the last of its steps acknowledged; *session is left open. */
+static unsigned serve(int sock, uint32_t *session)
+{
+	void *remote = NULL, *local = NULL;
+	uint64_t remote_size = 0, local_size = 0;
+	uint32_t iface, reason = 0;
+	bool paired;
+
+	if (faults_step_wait(sock, 1))
+		return 0;
+	iface = interface_to(VICTIM_NODE);
+	if (!iface || PXIMC_requestWindowLogicalAsServer(iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, NULL,
+							  0, session) != PXIMC_SUCCESS)
+		return 0;
+	if (proc_send(sock, POSTED))
+		return 1;
+	/*
+	 * A client that dies while pairing, or soon after, closes the session: the wait then
+	 * answers SESSION_CLOSED at once (which of the two it sees depends on the moment).
+	 */
+	paired = PXIMC_waitForConnection(*session, WAIT_MS, &remote, &remote_size, &local,
+					 &local_size) == PXIMC_SUCCESS;
+	for (unsigned step = 2; step <= CLIENT_STEPS; step++) {
+		if (step == 4 && paired &&
+		    PXIMC_waitForSessionEvent(*session, WAIT_MS, &reason) == PXIMC_SUCCESS &&
+		    reason == PXIMC_EVENT_ASSERTED && all_bytes(local, SIZE, CLIENT_BYTE)) {
+			memset(remote, SERVER_BYTE, SIZE);
+			if (PXIMC_assertEvent(*session) != PXIMC_SUCCESS)
+				return 0;
+		}
+		if (faults_step_wait(sock, step))
+			return step - 1;
+	}
+	return CLIENT_STEPS;
+}
+
+/* The session of a dead partner: closed for good, and it closes cleanly. */
+static int check_closed(uint32_t session)
+{
+	uint32_t reason = 0;
+	tPXIMC_Status st;
+
+	/* The death reaches us on its own time: the wait returns once it has. */
+	st = PXIMC_waitForSessionEvent(session, WAIT_MS, &reason);
+	PROC_CHECK(st == PXIMC_SESSION_CLOSED ||
+		   (st == PXIMC_SUCCESS && reason == PXIMC_EVENT_CONNECTION_CLOSED));
+	PROC_CHECK(PXIMC_assertEvent(session) == PXIMC_SESSION_CLOSED);
+	CHECK_PX(PXIMC_closeWindow(session));
+	return 0;
+}
+
+/* A healthy client on the victim's node id pairs, exchanges data and closes. */
+static int healthy_client(const char *fabric)
+{
+	struct proc client;
+	uint32_t session = 0;
+
+	PROC_CHECK(faults_spawn(&client, fabric, VICTIM_NODE, "client", NULL, NULL) == 0);
+	PROC_CHECK(serve(client.sock, &session) == CLIENT_STEPS);
+	PROC_CHECK(proc_join(&client, FAULTS_WAIT_MS) == 0);
+	PROC_CHECK(check_closed(session) == 0);
+	return 0;
+}
+
+static int survivor_server(const struct faults_case *c, const char *fabric)
+{
+	struct proc victim;
+	uint32_t session = 0;
+	size_t fds, maps;
+
+	/* A first pairing opens the owner's control connection to itself, kept: count after it. */
+	PROC_CHECK(healthy_client(fabric) == 0);
+	fds = faults_fd_count();
+	maps = faults_map_count();
+	PROC_CHECK(faults_spawn(&victim, fabric, VICTIM_NODE, "client", c->point, NULL) == 0);
+	PROC_CHECK(serve(victim.sock, &session) == c->step - 1);
+	PROC_CHECK(proc_join(&victim, FAULTS_WAIT_MS) == FAULTS_KILLED);
+	PROC_CHECK(check_closed(session) == 0);
+	PROC_CHECK(healthy_client(fabric) == 0);
+	PROC_CHECK(faults_counts_back(fds, maps) == 0);
+	CHECK_PX(PXIMC_cleanup());
+	return 0;
+}
+
+/* ------------------------------------------------------------------ survivor: client */
+
+/* Pair with the victim's server window: the request's status, and the session if any. */
+static tPXIMC_Status request_from(struct proc *server, uint32_t *session)
+{
+	uint32_t iface;
+
+	if (faults_step_wait(server->sock, 1))
+		return PXIMC_TIMEOUT;   /* not a status the request itself gives here */
+	iface = interface_to(VICTIM_NODE);
+	if (!iface)
+		return PXIMC_TIMEOUT;   /* not a status the request itself gives here */
+	return PXIMC_requestWindowLogicalAsClient(iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, session);
+}
+
+/* A healthy server on the victim's node id: we pair with it, raise its event and close. */
+static int healthy_server(const char *fabric)
+{
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+	struct proc server;
+	uint32_t session = 0;
+
+	PROC_CHECK(faults_spawn(&server, fabric, VICTIM_NODE, "server", NULL, NULL) == 0);
+	CHECK_PX(request_from(&server, &session));
+	CHECK_PX(PXIMC_waitForConnection(session, WAIT_MS, &remote, &remote_size, &local, &local_size));
+	memset(remote, CLIENT_BYTE, SIZE);
+	CHECK_PX(PXIMC_assertEvent(session));
+	PROC_CHECK(faults_step_wait(server.sock, 2) == 0);
+	CHECK_PX(PXIMC_closeWindow(session));
+	PROC_CHECK(proc_send(server.sock, 1) == 0);
+	PROC_CHECK(proc_join(&server, FAULTS_WAIT_MS) == 0);
+	return 0;
+}
+
+static int survivor_client(const struct faults_case *c, const char *fabric)
+{
+	struct proc victim;
+	uint32_t session = 0;
+	tPXIMC_Status st;
+	size_t fds, maps;
+
+	PROC_CHECK(healthy_server(fabric) == 0);
+	fds = faults_fd_count();
+	maps = faults_map_count();
+	PROC_CHECK(faults_spawn(&victim, fabric, VICTIM_NODE, "server", c->point, NULL) == 0);
+	st = request_from(&victim, &session);
+	/* The owner died before answering: the request reports the session closed. */
+	PROC_CHECK(st == PXIMC_SESSION_CLOSED);
+	PROC_CHECK(faults_step_wait(victim.sock, c->step) == EPIPE);
+	PROC_CHECK(proc_join(&victim, FAULTS_WAIT_MS) == FAULTS_KILLED);
+	PROC_CHECK(healthy_server(fabric) == 0);
+	PROC_CHECK(faults_counts_back(fds, maps) == 0);
+	CHECK_PX(PXIMC_cleanup());
+	return 0;
+}
+
+static int survivor_main(int sock, const char *arg)
+{
+	const struct faults_case *c = faults_case_of(arg, cases, NCASES);
+	const char *fabric = getenv("XRMA_FABRIC");
+	uint32_t ids[4], n = 0;
+
+	(void)sock;
+	PROC_CHECK(c != NULL);
+	/* Our own instance first, so the counts include it. */
+	CHECK_PX(PXIMC_findInterfaces(4, ids, &n));
+	if (c->scenario == SC_CLIENT)
+		return survivor_server(c, fabric);
+	return survivor_client(c, fabric);
+}
+
+static const struct proc_role roles[] = {
+	{ "survivor", survivor_main },
+	{ "client", client_main },
+	{ "server", server_main },
+	{ NULL, NULL },
+};
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	if (proc_child_dispatch(argc, argv, roles, &rc))
+		return rc;
+	/* Automake's skip code: the provider keeps every node in one process or cannot map. */
+	if (!proc_provider_multiproc() || !(proc_provider_caps() & XRMA_CAP_MAP))
+		return 77;
+	return faults_run("faults_pximc", "fpximc", cases, NCASES, SURVIVOR_NODE);
+}
