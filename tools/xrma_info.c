@@ -44,6 +44,7 @@ static const struct {
 	LIMIT(max_node_id, "unlimited"),    LIMIT(ctrl_msg_max, "unlimited"),
 	LIMIT(spad_count, "none"),          LIMIT(mw_count, "none"),
 	LIMIT(mw_size, "none"),             LIMIT(xlat_align, "none"),
+	LIMIT(max_importers, "unlimited"),
 };
 
 static const char *const kind_names[] = { "host", "ntb", "dolphin", "pximc" };

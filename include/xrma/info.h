@@ -44,6 +44,7 @@ struct xrma_caps {
 	uint32_t mw_count;       /* inbound memory windows per node (0: no window model) */
 	uint64_t mw_size;        /* bytes per memory window */
 	uint64_t xlat_align;     /* window translation alignment, bytes */
+	uint32_t max_importers;  /* nodes importing one segment at once (0: no limit) */
 };
 
 struct xrma_provider_info {

@@ -29,7 +29,8 @@ enum xrma_rseg_state {
  * Import segment id of node. access: the XRMA_ACCESS_REMOTE_* rights wanted.
  * Errors: XRMA_EINVAL, XRMA_ENODEV (no such node), XRMA_ENOENT (no such
  * segment), XRMA_ENOTAVAIL (not exported), XRMA_EACCES (rights not granted or
- * the owner refuses our credentials), XRMA_ETIMEDOUT, XRMA_EHOSTUNREACH.
+ * the owner refuses our credentials), XRMA_ECONNREFUSED (caps.max_importers
+ * other nodes import the segment already), XRMA_ETIMEDOUT, XRMA_EHOSTUNREACH.
  */
 XRMA_API int xrma_rseg_open(struct xrma_ctx *ctx, uint32_t node, uint64_t id, uint32_t access,
 			    uint32_t flags, int timeout_ms, struct xrma_rseg **rseg);

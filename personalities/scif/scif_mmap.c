@@ -74,8 +74,9 @@ static int mmap_parts(uint32_t node, const struct xrma_scif_piece *pieces, size_
 
 		ret = xrma_rseg_open(ctx, node, pieces[i].seg_id, access, 0, XRMA_SCIF_HANDSHAKE_MS,
 				     &p->rseg);
-		if (ret == -XRMA_ENOENT || ret == -XRMA_ENOTAVAIL)
-			ret = -XRMA_ENXIO;   /* the window went away meanwhile */
+		/* The window went away meanwhile, or other nodes hold its pages (max_importers). */
+		if (ret == -XRMA_ENOENT || ret == -XRMA_ENOTAVAIL || ret == -XRMA_ECONNREFUSED)
+			ret = -XRMA_ENXIO;
 		if (ret)
 			break;
 		ret = xrma_rseg_map(p->rseg, pieces[i].seg_offset, pieces[i].len, map, &p->core_addr);

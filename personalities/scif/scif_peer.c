@@ -264,8 +264,10 @@ int xrma_scif_import(struct xrma_scif_ep *ep, const struct xrma_scif_piece *piec
 		ret = xrma_rseg_open(ctx, ep->peer_node, seg_id,
 				     XRMA_ACCESS_REMOTE_READ | (piece->writable ? XRMA_ACCESS_REMOTE_WRITE : 0), 0,
 				     XRMA_SCIF_HANDSHAKE_MS, rseg);
-	/* The window went away between the table read and the import. */
-	if (ret == -XRMA_ENOENT || ret == -XRMA_ENOTAVAIL)
+	/* The window went away between the table read and the import, or its pages cannot be
+	 * reached from this node: they are imported by as many other nodes as the peer's
+	 * provider allows (caps.max_importers, the peer shares them between endpoints). */
+	if (ret == -XRMA_ENOENT || ret == -XRMA_ENOTAVAIL || ret == -XRMA_ECONNREFUSED)
 		ret = -XRMA_ENXIO;
 	if (ret)
 		return ret;

@@ -24,6 +24,7 @@
  * as nodes. Not: registering user memory (windows are the vendor's memory, allocated at
  * pairing), atomics (a window mapping need not be coherent), doorbells and scratchpads, bus
  * addresses. max_seg_size is the window resource xrma's vendor library grants (64 MiB).
+ * Segments are one window each, paired with one other node: max_importers is 1.
  */
 static const struct xrma_caps pxp_caps = {
 	.flags = XRMA_CAP_MAP | XRMA_CAP_MULTIPROC,
@@ -41,12 +42,14 @@ static const struct xrma_caps pxp_caps = {
 	.mw_count = 0,
 	.mw_size = 0,
 	.xlat_align = 0,
+	.max_importers = 1,   /* a window has one partner (pximc_mem.c) */
 };
 
 /* The process's PXImc system is taken by one context at a time; opening marks the thread
  * that is inside open, so a vendor that would run on pximc itself is refused, not deadlocked. */
 static pthread_mutex_t pxp_process_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool pxp_process_taken;   /* under pxp_process_lock */
+static pid_t pxp_process_owner;  /* under pxp_process_lock: the process that took it */
 static struct pxp_prov *pxp_live;  /* under pxp_process_lock: the open context's state */
 static bool pxp_atexit_set;        /* under pxp_process_lock */
 
@@ -173,12 +176,18 @@ static int pxp_take_process(void)
 		return -XRMA_ECONFIG;
 	}
 	pthread_mutex_lock(&pxp_process_lock);
-	if (pxp_process_taken) {
+	if (pxp_process_taken && pxp_process_owner != getpid()) {
+		/* A forked child: the node is its parent's, and PXImc has one system per node. */
+		pxp_detail("pximc: this node's PXImc system belongs to the parent process (pid %d); "
+			   "a forked child cannot open its own", (int)pxp_process_owner);
+		ret = -XRMA_EADDRINUSE;
+	} else if (pxp_process_taken) {
 		pxp_detail("pximc: this process's PXImc system is in use by another context "
 			   "(one pximc context per process)");
 		ret = -XRMA_EADDRINUSE;
 	} else {
 		pxp_process_taken = true;
+		pxp_process_owner = getpid();
 	}
 	pthread_mutex_unlock(&pxp_process_lock);
 	return ret;

@@ -6,9 +6,10 @@
  * address for loads, stores and RMA (memcpy). PXImc windows are the vendor's memory,
  * allocated at pairing, so the owner moves the segment into its new local window and maps
  * that window in place of the segment's pages (mremap of a shared mapping, same address),
- * carrying over what the owner stored meanwhile: owner and importer then share the pages. A window pairs with one partner, so a segment
- * is reachable by one other node at a time; a second node's import is XRMA_EBUSY until the
- * first lets go. docs/porting.md lists the consequences.
+ * carrying over what the owner stored meanwhile: owner and importer then share the pages.
+ * A window pairs with one partner, so a segment is reachable by one other node at a time
+ * (caps.max_importers 1): the owner refuses a second node's import (XRMA_ECONNREFUSED) until
+ * the first lets go. docs/porting.md lists the consequences.
  */
 #include "providers/pximc/pximc.h"
 
@@ -296,7 +297,7 @@ static void pxp_mem_serve_import(struct pxp_peer *peer, const struct pxp_msg *ms
 	if (!m || !m->exported) {
 		reply.status = -XRMA_ENOENT;
 	} else if (m->homing || m->home_session) {
-		reply.status = -XRMA_EBUSY;
+		reply.status = -XRMA_ECONNREFUSED;   /* caps.max_importers */
 	} else {
 		m->homing = true;   /* mem_free and unexport wait for the end of this */
 		mine = true;
@@ -477,9 +478,10 @@ static int pxp_import_remote(struct pxp_prov *p, const struct pxp_key *k, struct
 	if (!ret)
 		ret = posted.status;
 	if (ret) {
-		if (ret == -XRMA_EBUSY)
-			pxp_detail("pximc: segment memory of node %u is in a window paired with another "
-				   "node; a PXImc window has one partner", r->owner.node);
+		if (ret == -XRMA_ECONNREFUSED)
+			pxp_detail("pximc: node %u refused the import: the segment's memory is in a "
+				   "window paired with another node (a PXImc window has one partner, "
+				   "caps.max_importers 1)", r->owner.node);
 		pxp_req_close(req);
 		return ret;
 	}

@@ -4,7 +4,7 @@
 # (sisci_dma_bench) and SCIF RMA time per transfer (scif_rma_bw) run directly on ntb and on
 # pximc (xrma's PXImc vendor library on ntb), back to back in one run, and one table of the
 # slowdown of pximc against ntb per size (latency and time: pximc/ntb; bandwidth: ntb/pximc;
-# 1.00 = equal). Medians and minima both, since a shared machine makes medians noisy.
+# 1.00 = equal). Medians and best runs both, since a shared machine makes medians noisy.
 #   providers/pximc/pximc_vs_ntb.sh [BUILDDIR] [extra benchmark options, e.g. -s 65536]
 set -e
 build=$(cd "${1:-.}" && pwd)
@@ -28,23 +28,27 @@ for provider in ntb pximc; do
 	XRMA_PROVIDER=$provider "$build/examples/scif/scif_rma_bw" "$@" > "$out/scif_rma_bw.$provider.txt"
 done
 
-# Rows are "row,bytes,iters,median,min,...": each header line starts a new section.
+# The harness's CSV (examples/common/bench.h): "program,api,provider,operation,kind,bytes,
+# iterations,repetitions,median_ns,best_ns,...", one row per operation and size. Bandwidth
+# rows are shown as GB/s (bytes per ns of one transfer); slowdowns are times either way.
 compare() {
 	awk -F, -v kind="$2" -v name="$1" '
 		FNR == 1 { file++ }
-		/^benchmark/ { section[file]++; next }
-		/^row/ { key = section[file] "," $2
-			 if (file == 1) { nmed[key] = $4; nmin[key] = $5; order[++n] = key }
-			 else { pmed[key] = $4; pmin[key] = $5 } }
+		$1 != name { next }
+		{ key = $4 "," $6
+		  if (file == 1) { nmed[key] = $9; nmin[key] = $10; order[++n] = key }
+		  else { pmed[key] = $9; pmin[key] = $10 } }
 		END {
 			for (i = 1; i <= n; i++) {
 				k = order[i]; split(k, part, ",")
-				label = name (kind == "bw" ? (part[1] == 1 ? " write" : " read") : "")
-				if (!(k in pmed) || pmed[k] == 0 || nmed[k] == 0) continue
-				if (kind == "lat") { rmed = pmed[k] / nmed[k]; rmin = pmin[k] / nmin[k] }
-				else { rmed = nmed[k] / pmed[k]; rmin = nmin[k] / pmin[k] }
+				if (!(k in pmed) || pmed[k] == 0 || nmed[k] == 0 || pmin[k] == 0 || nmin[k] == 0)
+					continue
+				label = name (kind == "bw" ? " " part[1] : "")
+				if (kind == "lat") { a = nmed[k]; b = pmed[k]; c = nmin[k]; d = pmin[k] }
+				else { a = part[2] / nmed[k]; b = part[2] / pmed[k]
+				       c = part[2] / nmin[k]; d = part[2] / pmin[k] }
 				printf "%-22s %10s %12.4f %12.4f %7.3f %12.4f %12.4f %7.3f\n", label, part[2],
-				       nmed[k], pmed[k], rmed, nmin[k], pmin[k], rmin
+				       a, b, pmed[k] / nmed[k], c, d, pmin[k] / nmin[k]
 			}
 		}' "$out/$1.ntb.csv" "$out/$1.pximc.csv"
 }
@@ -70,7 +74,7 @@ compare_table() {
 echo "# pximc (xrma PXImc vendor library on ntb) against ntb, $(nproc) cpus, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "# latency rows: ns (slowdown pximc/ntb); bandwidth rows: GB/s (slowdown ntb/pximc)"
 printf "%-22s %10s %12s %12s %7s %12s %12s %7s\n" benchmark bytes ntb_median pximc_median \
-	slow ntb_min pximc_min slow_min
+	slow ntb_best pximc_best slow_best
 compare sisci_scipp lat
 compare sisci_dma_bench bw
 echo "# SCIF RMA: us per transfer (slowdown pximc/ntb)"

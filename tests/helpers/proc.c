@@ -214,11 +214,10 @@ int proc_expect(int sock, uint64_t want, int timeout_ms)
 	return 0;
 }
 
-uint64_t proc_provider_caps(void)
+bool proc_provider_info(struct xrma_provider_info *info)
 {
 	char want[sizeof(((struct xrma_config_entry *)0)->value)];
 	struct xrma_config_entry entry;
-	struct xrma_provider_info info;
 
 	/* The config's "provider" entry already resolves XRMA_PROVIDER, files and the
 	 * default; copied, since the next entry read reuses the buffer. */
@@ -226,10 +225,17 @@ uint64_t proc_provider_caps(void)
 	for (int i = 0; xrma_config_get(i, &entry) == 0; i++)
 		if (strcmp(entry.key, "provider") == 0 && entry.value[0])
 			snprintf(want, sizeof(want), "%s", entry.value);
-	for (int i = 0; xrma_provider_get(i, &info) == 0; i++)
-		if (strcmp(info.name, want) == 0)
-			return info.caps.flags;
-	return 0;
+	for (int i = 0; xrma_provider_get(i, info) == 0; i++)
+		if (strcmp(info->name, want) == 0)
+			return true;
+	return false;
+}
+
+uint64_t proc_provider_caps(void)
+{
+	struct xrma_provider_info info;
+
+	return proc_provider_info(&info) ? info.caps.flags : 0;
 }
 
 bool proc_provider_multiproc(void)

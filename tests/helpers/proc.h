@@ -105,4 +105,8 @@ bool proc_provider_multiproc(void);
 /* XRMA_CAP_* of that provider (0 if the name matches none). */
 uint64_t proc_provider_caps(void);
 
+/* That provider's name and capabilities; false if the name matches none. */
+struct xrma_provider_info;
+bool proc_provider_info(struct xrma_provider_info *info);
+
 #endif

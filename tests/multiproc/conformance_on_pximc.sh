@@ -3,8 +3,8 @@
 # tests/multiproc/conformance_on_pximc.sh: the personalities' multi-process conformance
 # programs directly on ntb and then on pximc over xrma's PXImc vendor library (itself on ntb,
 # both libraries from this build), one line per test case with both results. Passes when
-# every case has the same result on both, or the difference is one of PXImc's documented
-# limits listed below (docs/porting.md). Run by make check; each program is bounded.
+# every case has the same result on both, or is a case listed below that PXImc cannot reach
+# (docs/porting.md). Run by make check; each program is bounded.
 #   tests/multiproc/conformance_on_pximc.sh [BUILDDIR]
 set -u
 build=$(cd "${1:-${XRMA_TEST_BUILDDIR:-.}}" && pwd)
@@ -17,14 +17,12 @@ ln -s "$vendor" "$dir/libpximc_xrma.so"
 export PXIMC_VENDOR_PATH="$dir" XRMA_PXIMC_DISPATCHER="$build/.libs/libpximc.so.0"
 export XRMA_PXIMC_VENDOR_PROVIDER=ntb
 
-# Cases whose pximc result differs from ntb's by a limit of PXImc or of xrma's vendor library:
-# the result expected on pximc, then why.
+# Cases whose pximc result differs from ntb's: the result expected on pximc, then why. What
+# PXImc cannot carry is a capability the cases check (one importer per segment, one process
+# per node), so they pass on both; only a case that cannot be reached through PXImc at all
+# is listed, as SKIPPED.
 known() {
 	case $1 in
-	test_three_processes_pio_dma_interrupt)
-		echo "FAILED a PXImc window has one partner: the third node's connect is SCI_ERR_BUSY" ;;
-	test_scif_fork_child_does_not_inherit_endpoints)
-		echo "FAILED xrma's vendor library is one PXImc system per node: a forked child has none" ;;
 	test_link_down_is_interface_down_on_both_sides)
 		echo "SKIPPED the ntb link fault is not reachable through PXImc" ;;
 	*) return 1 ;;

@@ -6,7 +6,8 @@
  * Dispatcher is loaded from the build (XRMA_PXIMC_DISPATCHER) and finds the vendor library
  * through a directory made here (PXIMC_VENDOR_PATH). Covered: capabilities and refusals,
  * export/import, mapped loads and stores both ways, RMA both ways, interrupts with data,
- * connections, a second importer of one segment, a peer killed while imported (the
+ * connections, a second importer of one segment (refused), a forked child (its parent holds
+ * the node), a peer killed while imported (the
  * survivor sees the loss and works with the node's next process), and a PXImc tree (a host
  * and two devices: what xrma_node_list and xrma_node_probe report on each).
  */
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include "tests/helpers/fixture.h"
 #include "tests/helpers/proc.h"
 
@@ -133,7 +135,7 @@ static int child_exporter(int sock, const char *arg)
 	return 0;
 }
 
-/* A second importer of node 2's segment while node 1 holds it: refused as busy. */
+/* A second importer of node 2's segment while node 1 holds it: the owner refuses it. */
 static int child_second_importer(int sock, const char *arg)
 {
 	struct xrma_ctx *ctx;
@@ -142,7 +144,7 @@ static int child_second_importer(int sock, const char *arg)
 	(void)arg;
 	PROC_CHECK_RC(ctx_open(&ctx), 0);
 	PROC_CHECK_RC(xrma_rseg_open(ctx, 2, SEG_ID, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r),
-		      XRMA_EBUSY);
+		      XRMA_ECONNREFUSED);
 	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
 	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
 	/* Once node 1 let go, the segment is ours. */
@@ -222,6 +224,8 @@ static void test_pximc_caps_and_refusals(void **state)
 	static unsigned char user[8192] __attribute__((aligned(4096)));
 	uint32_t ids[4];
 	size_t count;
+	int status;
+	pid_t pid;
 
 	(void)state;
 	assert_int_equal(ctx_open(&ctx), 0);
@@ -232,9 +236,19 @@ static void test_pximc_caps_and_refusals(void **state)
 	assert_true(info.caps.flags & XRMA_CAP_MULTIPROC);
 	assert_false(info.caps.flags & (XRMA_CAP_REGISTER | XRMA_CAP_ATOMIC | XRMA_CAP_DOORBELL |
 					XRMA_CAP_BUS_ADDR));
+	assert_int_equal(info.caps.max_importers, 1);   /* a window has one partner */
 	/* One PXImc system per process: one pximc context. */
 	assert_int_equal(ctx_open(&again), -XRMA_EADDRINUSE);
 	assert_true(xrma_error_detail()[0] != '\0');
+	/* A forked child is on its parent's node: the same answer, naming the parent. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(ctx_open(&again) == -XRMA_EADDRINUSE &&
+		      strstr(xrma_error_detail(), "forked child") ? 0 : 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 	/* Windows are the vendor's memory: user memory cannot back a segment. */
 	attr.addr = user;
 	assert_int_equal(xrma_seg_open(ctx, &attr, &seg), -XRMA_ENOTSUP);
@@ -304,7 +318,7 @@ static void test_pximc_two_processes_share_memory_events_and_streams(void **stat
 	assert_int_equal(xrma_ctx_close(ctx), 0);
 }
 
-static void test_pximc_second_importer_is_busy_until_the_first_leaves(void **state)
+static void test_pximc_second_importer_is_refused_until_the_first_leaves(void **state)
 {
 	struct proc owner, second;
 	struct xrma_ctx *ctx;
@@ -435,7 +449,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pximc_caps_and_refusals),
 		cmocka_unit_test(test_pximc_two_processes_share_memory_events_and_streams),
-		cmocka_unit_test(test_pximc_second_importer_is_busy_until_the_first_leaves),
+		cmocka_unit_test(test_pximc_second_importer_is_refused_until_the_first_leaves),
 		cmocka_unit_test(test_pximc_peer_killed_is_lost_and_the_survivor_goes_on),
 		cmocka_unit_test(test_pximc_tree_devices_reach_only_the_host),
 	};

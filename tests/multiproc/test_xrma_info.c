@@ -235,6 +235,9 @@ static void test_xrma_info_shows_child_objects_in_text_and_json(void **state)
 	assert_non_null(strstr(json, "\"adapters\": ["));
 	assert_non_null(strstr(json, "\"numa_nodes\": ["));
 	assert_non_null(strstr(json, "\"objects_listed\": true"));
+	/* A provider's limit on importers: pximc's windows have one partner, ntb has none. */
+	assert_non_null(strstr(json, "\"max_importers\": 1"));
+	assert_non_null(strstr(json, "\"max_importers\": 0"));
 	assert_non_null(strstr(json, "\"kind\": \"segment\""));
 	snprintf(want, sizeof(want), "\"id\": %d,", SEG_ID);
 	assert_non_null(strstr(json, want));
@@ -246,6 +249,8 @@ static void test_xrma_info_shows_child_objects_in_text_and_json(void **state)
 	assert_int_equal(status, 0);
 	assert_non_null(strstr(text, "topology:"));
 	assert_non_null(strstr(text, "live nodes: 1 2"));
+	assert_non_null(strstr(text, "max_importers      1\n"));
+	assert_non_null(strstr(text, "max_importers      unlimited\n"));
 	snprintf(want, sizeof(want), "port      id %-8d ep", PORT);
 	assert_non_null(strstr(text, want));
 	snprintf(want, sizeof(want), "pid %llu", (unsigned long long)pid);

@@ -62,6 +62,7 @@ static void test_info_provider_get_lists_loopback_with_caps(void **state)
 	assert_int_equal(info.caps.flags, XRMA_CAP_MAP | XRMA_CAP_ATOMIC | XRMA_CAP_REGISTER);
 	assert_int_equal(info.caps.page_size, 4096);
 	assert_int_equal(info.caps.max_node_id, 65535);
+	assert_int_equal(info.caps.max_importers, 0); /* any number of importers */
 	assert_true(info.caps.rma_offset_align >= 1);
 	assert_true(info.caps.rma_size_align >= 1);
 	assert_true(info.caps.ctrl_msg_max > 0);

@@ -4,9 +4,13 @@
  * (nodes in separate processes: the ntb provider by default). This program is
  * the host, node 0; it re-executes itself as cards, nodes 1 and 2 (proc.h).
  * Covered: messages, RMA both ways, fences initiated by either side, a signal
- * the card polls for, mmap of a card's window, scif_get_nodeIDs with two and
- * three nodes (mmap is EOPNOTSUPP where the provider cannot map), a card SIGKILLed in the middle of RMAs (the host sees
- * ECONNRESET and goes on), and fork (the child does not inherit endpoints).
+ * the card polls for, mmap of a card's window (EOPNOTSUPP where the provider
+ * cannot map), scif_get_nodeIDs with two and three nodes, a card SIGKILLed in
+ * the middle of RMAs (the host sees ECONNRESET and goes on), one buffer
+ * registered towards two cards (where the provider lets one node import a
+ * segment, caps.max_importers 1, the second card's RMA is ENXIO until the
+ * first card is gone), and fork (the child does not inherit endpoints; where a
+ * node is one process, ofi and pximc, its own context is EADDRINUSE).
  * Skipped on providers whose nodes share one process.
  */
 #include "tests/conformance/scif/scif_test.h"
@@ -29,7 +33,7 @@
 #define HOST_WIN 0x20000     /* the host's window, 4 pages */
 #define VICTIM_LEN (16u << 20)
 
-enum { CMD_CHECK = 1, CMD_WRITE_HOST, CMD_QUIT };
+enum { CMD_CHECK = 1, CMD_WRITE_HOST, CMD_TRY_WRITE_HOST, CMD_QUIT };
 
 /* ------------------------------------------------------------------ children */
 
@@ -86,6 +90,11 @@ static int card_main(int sock, const char *arg)
 			fixture_pattern(mem, 4 * PAGE, (uint8_t)seed, 0);
 			PROC_CHECK(scif_writeto(epd, CARD_WIN, 4 * PAGE, HOST_WIN, 0) == 0);
 			PROC_CHECK(send_u64(epd, 1) == 0);
+		} else if (cmd == CMD_TRY_WRITE_HOST) {
+			/* Synchronous; the host checks the answer: 0 or the errno. */
+			fixture_pattern(mem, 4 * PAGE, (uint8_t)seed, 0);
+			rc = scif_writeto(epd, CARD_WIN, 4 * PAGE, HOST_WIN, SCIF_RMA_SYNC);
+			PROC_CHECK(send_u64(epd, rc == 0 ? 0 : (uint64_t)errno) == 0);
 		}
 	}
 	PROC_CHECK(scif_unregister(epd, CARD_WIN, CARD_PAGES * PAGE) == 0);
@@ -281,6 +290,57 @@ static void test_scif_three_processes(void **state)
 	}
 }
 
+/* Answer of a card to CMD_TRY_WRITE_HOST: 0 or its errno. */
+static uint64_t host_try_card_write(scif_epd_t epd, uint8_t seed)
+{
+	uint64_t answer = ~0ull;
+
+	host_cmd(epd, CMD_TRY_WRITE_HOST, seed);
+	assert_int_equal(recv_u64(epd, &answer), 0);
+	return answer;
+}
+
+static void test_scif_one_buffer_registered_towards_two_cards(void **state)
+{
+	struct xrma_provider_info info;
+	struct proc child[2];
+	scif_epd_t epd[2];
+	bool one_importer;
+	char *mem;
+
+	(void)state;
+	need_multiproc();
+	one_importer = proc_provider_info(&info) && info.caps.max_importers == 1;
+	mem = scif_test_pages(4);
+	for (int i = 0; i < 2; i++) {
+		epd[i] = card_start(&child[i], (uint16_t)(1 + i), "card");
+		/* The same pages behind a window of each connection. */
+		assert_int_equal(scif_register(epd[i], mem, 4 * PAGE, HOST_WIN, RW, SCIF_MAP_FIXED),
+				 HOST_WIN);
+	}
+	assert_int_equal(host_try_card_write(epd[0], 0x91), 0);
+	assert_int_equal(fixture_pattern_check(mem, 4 * PAGE, 0x91, 0), FIXTURE_MATCH);
+	if (one_importer) {
+		/* Card 1 holds the pages: card 2 cannot reach them, and nothing changed. */
+		assert_int_equal(host_try_card_write(epd[1], 0x92), ENXIO);
+		assert_int_equal(fixture_pattern_check(mem, 4 * PAGE, 0x91, 0), FIXTURE_MATCH);
+		host_cmd(epd[0], CMD_QUIT, 0);
+		assert_int_equal(proc_join(&child[0], MP_TIMEOUT_MS), 0);
+		scif_test_wait_hup(epd[0]);
+	}
+	/* Card 2's turn (at once where nodes may share a segment). */
+	assert_int_equal(host_try_card_write(epd[1], 0x93), 0);
+	assert_int_equal(fixture_pattern_check(mem, 4 * PAGE, 0x93, 0), FIXTURE_MATCH);
+	for (int i = 0; i < 2; i++) {
+		if (i > 0 || !one_importer) {
+			host_cmd(epd[i], CMD_QUIT, 0);
+			assert_int_equal(proc_join(&child[i], MP_TIMEOUT_MS), 0);
+		}
+		assert_scif_ok(scif_close(epd[i]));
+	}
+	scif_test_free(mem);
+}
+
 static void test_scif_peer_killed_mid_rma(void **state)
 {
 	char *mem;
@@ -341,7 +401,7 @@ static void test_scif_fork_child_does_not_inherit_endpoints(void **state)
 		(void)self;
 		_exit(bad ? 0 : 1);
 #else
-		/* Where a node is one process (ofi), the parent holds the node: EADDRINUSE. */
+		/* Where a node is one process (ofi, pximc), the parent holds the node: EADDRINUSE. */
 		_exit(bad && (scif_get_nodeIDs(NULL, 0, &self) >= 1 || errno == EADDRINUSE) ? 0 : 1);
 #endif
 	}
@@ -361,6 +421,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scif_two_processes),
 		cmocka_unit_test(test_scif_three_processes),
+		cmocka_unit_test(test_scif_one_buffer_registered_towards_two_cards),
 		cmocka_unit_test(test_scif_peer_killed_mid_rma),
 		cmocka_unit_test(test_scif_fork_child_does_not_inherit_endpoints),
 	};

@@ -3,8 +3,10 @@
  * tests/conformance/sisci/test_sisci_multiproc.c: SISCI between processes
  * (tests/helpers/proc.h): an owner process exports a segment and an interrupt,
  * this process connects, stores, DMAs and triggers; a third process imports
- * too; and an owner killed in the middle of a DMA leaves this process with an
- * ERROR queue, SCI_CB_LOST and a failing sequence, and still working.
+ * too (where the provider allows one importer per segment, caps.max_importers,
+ * its connect is refused until this process disconnects); and an owner killed
+ * in the middle of a DMA leaves this process with an ERROR queue, SCI_CB_LOST
+ * and a failing sequence, and still working.
  * Skipped when the provider keeps all nodes in one process (loopback).
  */
 #include "tests/conformance/sisci/sisci_test.h"
@@ -17,6 +19,8 @@
 #define SEG_ID 900
 #define SEG_SIZE (4u << 20)
 #define READY 0x5eadu
+#define REFUSED 0x5efu
+#define GO 0x60u
 
 static char fabric[XRMA_NAME_MAX];
 
@@ -53,7 +57,12 @@ static int owner_main(int sock, const char *arg)
 	return err == SCI_ERR_OK ? 0 : 1;
 }
 
-/* Child: a third node importing the owner's segment and checking the first word. */
+/*
+ * Child: a third node importing the owner's segment and checking the first word.
+ * arg "nomap": the provider has no load/store mapping (ofi); only the connection is checked.
+ * arg "one": one importer per segment (caps.max_importers 1) while the parent holds it: the
+ * first connect is refused, and the next one, once the parent said GO, succeeds.
+ */
 static int peer_main(int sock, const char *arg)
 {
 	sci_desc_t sd;
@@ -64,10 +73,15 @@ static int peer_main(int sock, const char *arg)
 
 	SCIOpen(&sd, 0, &err);
 	PROC_CHECK(err == SCI_ERR_OK);
+	if (arg && strstr(arg, "one")) {
+		SCIConnectSegment(sd, &r, OWNER_NODE, SEG_ID, 0, NULL, NULL, 5000, 0, &err);
+		PROC_CHECK(err == SCI_ERR_CONNECTION_REFUSED);
+		PROC_CHECK(proc_send(sock, REFUSED) == 0);
+		PROC_CHECK(proc_expect(sock, GO, 10000) == 0);
+	}
 	SCIConnectSegment(sd, &r, OWNER_NODE, SEG_ID, 0, NULL, NULL, 5000, 0, &err);
 	PROC_CHECK(err == SCI_ERR_OK);
-	/* arg "nomap": the provider has no load/store mapping (ofi); only the connection is checked. */
-	if (!arg || strcmp(arg, "nomap")) {
+	if (!arg || !strstr(arg, "nomap")) {
 		p = SCIMapRemoteSegment(r, &map, 0, 4096, NULL, 0, &err);
 		PROC_CHECK(err == SCI_ERR_OK);
 		PROC_CHECK(p[0] == 0xabcd1234u);
@@ -103,11 +117,13 @@ static void test_three_processes_pio_dma_interrupt(void **state)
 	sci_map_t map;
 	volatile uint32_t *p;
 	uint64_t no;
+	struct xrma_provider_info info;
 	sci_error_t err;
-	bool mapped;
+	bool mapped, one_importer;
 
 	(void)state;
 	skip_unless_multiproc();
+	one_importer = proc_provider_info(&info) && info.caps.max_importers == 1;
 	assert_int_equal(proc_spawn(&owner, fabric, OWNER_NODE, "owner", NULL), 0);
 	assert_int_equal(proc_recv(owner.sock, &no, 10000), 0);
 	sd = sisci_test_open(sisci_node(2));
@@ -124,16 +140,38 @@ static void test_three_processes_pio_dma_interrupt(void **state)
 	SCICreateDMAQueue(sd, &dq, 0, 1, 0, &err);
 	SCIStartDmaTransfer(dq, local, r, 0, 65536, 65536, NULL, NULL, SCI_FLAG_DMA_WAIT, &err);
 	assert_sci(err, SCI_ERR_OK);
-	assert_int_equal(proc_spawn(&peer, fabric, PEER_NODE, "peer", mapped ? NULL : "nomap"), 0);
+	SCIRemoveDMAQueue(dq, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_int_equal(proc_spawn(&peer, fabric, PEER_NODE, "peer",
+				    one_importer ? (mapped ? "one" : "one,nomap") : (mapped ? NULL : "nomap")),
+			 0);
+	if (one_importer) {
+		/* The peer was refused while we hold the segment; it is its turn once we leave. */
+		assert_int_equal(proc_expect(peer.sock, REFUSED, 10000), 0);
+		if (mapped) {
+			SCIUnmapSegment(map, 0, &err);
+			assert_sci(err, SCI_ERR_OK);
+		}
+		sisci_test_disconnect(r);
+		assert_int_equal(proc_send(peer.sock, GO), 0);
+	}
 	assert_int_equal(proc_expect(peer.sock, READY, 10000), 0);
 	assert_int_equal(proc_join(&peer, 10000), 0);
+	if (one_importer) {
+		/* Free again: connect and see the data the peer checked. */
+		r = sisci_test_connect(sd, OWNER_NODE, SEG_ID);
+		if (mapped) {
+			p = SCIMapRemoteSegment(r, &map, 0, 4096, NULL, 0, &err);
+			assert_sci(err, SCI_ERR_OK);
+			assert_int_equal(p[0], 0xabcd1234u);
+		}
+	}
 	SCIConnectInterrupt(sd, &ri, OWNER_NODE, 0, (unsigned int)no, 5000, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
 	SCITriggerInterrupt(ri, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
 	assert_int_equal(proc_expect(owner.sock, READY, 10000), 0);
 	SCIDisconnectInterrupt(ri, 0, &err);
-	SCIRemoveDMAQueue(dq, 0, &err);
 	if (mapped)
 		SCIUnmapSegment(map, 0, &err);
 	sisci_test_disconnect(r);
