@@ -336,3 +336,16 @@ int faults_run(const char *group, const char *tag, const struct faults_case *cas
 	free(tests);
 	return rc;
 }
+
+int faults_main(int argc, char **argv, const struct proc_role *roles, bool need_map,
+		const char *group, const char *tag, const struct faults_case *cases, size_t count,
+		uint32_t survivor_node)
+{
+	int rc;
+
+	if (proc_child_dispatch(argc, argv, roles, &rc))
+		return rc;
+	if (!proc_provider_multiproc() || (need_map && !(proc_provider_caps() & XRMA_CAP_MAP)))
+		return 77;
+	return faults_run(group, tag, cases, count, survivor_node);
+}

@@ -84,6 +84,15 @@ void faults_fabric(char *buf, size_t len, const char *tag, size_t index);
 int faults_run(const char *group, const char *tag, const struct faults_case *cases, size_t count,
 	       uint32_t survivor_node);
 
+/*
+ * A campaign program's main: a child runs its role; otherwise the campaign runs when the
+ * provider's nodes are processes (and map memory, when need_map), else the program skips
+ * with Automake's code 77.
+ */
+int faults_main(int argc, char **argv, const struct proc_role *roles, bool need_map,
+		const char *group, const char *tag, const struct faults_case *cases, size_t count,
+		uint32_t survivor_node);
+
 /* Survivor side: the row the driver passed as arg. */
 const struct faults_case *faults_case_of(const char *arg, const struct faults_case *cases, size_t count);
 

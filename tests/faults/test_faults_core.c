@@ -458,12 +458,6 @@ static const struct proc_role roles[] = {
 
 int main(int argc, char **argv)
 {
-	int rc;
-
-	if (proc_child_dispatch(argc, argv, roles, &rc))
-		return rc;
-	/* Automake's skip code: the points are the host fabric's (ntb, sci). */
-	if (!proc_provider_multiproc() || !(proc_provider_caps() & XRMA_CAP_MAP))
-		return 77;
-	return faults_run("faults_core", "fcore", cases, NCASES, SURVIVOR_NODE);
+	return faults_main(argc, argv, roles, true,
+			   "faults_core", "fcore", cases, NCASES, SURVIVOR_NODE);
 }

@@ -301,12 +301,6 @@ static const struct proc_role roles[] = {
 
 int main(int argc, char **argv)
 {
-	int rc;
-
-	if (proc_child_dispatch(argc, argv, roles, &rc))
-		return rc;
-	/* Automake's skip code: the provider keeps every node in one process or cannot map. */
-	if (!proc_provider_multiproc() || !(proc_provider_caps() & XRMA_CAP_MAP))
-		return 77;
-	return faults_run("faults_pximc", "fpximc", cases, NCASES, SURVIVOR_NODE);
+	return faults_main(argc, argv, roles, true,
+			   "faults_pximc", "fpximc", cases, NCASES, SURVIVOR_NODE);
 }

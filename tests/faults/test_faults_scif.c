@@ -355,12 +355,6 @@ static const struct proc_role roles[] = {
 
 int main(int argc, char **argv)
 {
-	int rc;
-
-	if (proc_child_dispatch(argc, argv, roles, &rc))
-		return rc;
-	/* Automake's skip code: the provider keeps every node in one process. */
-	if (!proc_provider_multiproc())
-		return 77;
-	return faults_run("faults_scif", "fscif", cases + FIRST_CASE, CASE_COUNT, HOST_NODE);
+	return faults_main(argc, argv, roles, false,
+			   "faults_scif", "fscif", cases + FIRST_CASE, CASE_COUNT, HOST_NODE);
 }
