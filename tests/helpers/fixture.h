@@ -67,6 +67,9 @@ struct fixture {
 /* "t-<tag>-<pid>", then "t-<tag>-<pid>-<n>" for later calls in the same process. */
 void fixture_fabric_name(char *buf, size_t len, const char *tag);
 
+/* A TCP port free right now on 127.0.0.1 (the kernel's pick), or -1. */
+int fixture_free_tcp_port(void);
+
 /* One loopback context on fabric as node. */
 int fixture_ctx_open(const char *fabric, uint32_t node, struct xrma_ctx **ctx);
 

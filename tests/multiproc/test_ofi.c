@@ -140,21 +140,6 @@ static int test_down(void **state)
 
 /* ------------------------------------------------------------------ set-up */
 
-/* A TCP port free right now on 127.0.0.1 (the kernel's pick). */
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
-
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
 static int write_node_file(const char *path, const char *const *lines, size_t n)
 {
 	FILE *f = fopen(path, "w");
@@ -610,7 +595,7 @@ static int group_up(void **state)
 {
 	char lines[4][64];
 	const char *l[4] = { lines[0], lines[1], lines[2], lines[3] };
-	int p1 = free_port(), p2 = free_port(), p9 = free_port(), p3 = free_port();
+	int p1 = fixture_free_tcp_port(), p2 = fixture_free_tcp_port(), p9 = fixture_free_tcp_port(), p3 = fixture_free_tcp_port();
 
 	(void)state;
 	fixture_fabric_name(fabric, sizeof(fabric), "ofi");

@@ -22,21 +22,6 @@
 #define KEYS 64
 #define LEN 4096u
 
-/* A TCP port free right now on 127.0.0.1 (the kernel's pick). */
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
-
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -81,7 +66,7 @@ static void test_ofi_keys_are_distinct_and_not_a_sequence(void **state)
 	}
 	fd = mkstemp(nodes);
 	assert_true(fd >= 0);
-	snprintf(line, sizeof(line), "1 127.0.0.1:%d\n", free_port());
+	snprintf(line, sizeof(line), "1 127.0.0.1:%d\n", fixture_free_tcp_port());
 	assert_int_equal(write(fd, line, strlen(line)), (ssize_t)strlen(line));
 	close(fd);
 	setenv("XRMA_OFI_NODES", nodes, 1);
