@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <pximc.h>
+#include "tests/conformance/pximc/pximc_test.h"
 #include "tests/faults/faults.h"
 #include "tests/helpers/fixture.h"
 
@@ -49,26 +50,12 @@ static const struct faults_case cases[] = {
 static uint32_t interface_to(uint32_t node)
 {
 	uint64_t end = fixture_now_ms() + FAULTS_WAIT_MS;
-	char want[32];
 
-	snprintf(want, sizeof(want), " to node %u", node);
 	while (fixture_now_ms() < end) {
-		uint32_t ids[16], actual = 0;
+		uint32_t iface = pxt_interface_to(node);
 
-		if (PXIMC_findInterfaces(16, ids, &actual) != PXIMC_SUCCESS)
-			return 0;
-		for (uint32_t i = 0; i < actual && i < 16; i++) {
-			char name[128] = "";
-			uint32_t len = 0;
-			size_t n;
-
-			if (PXIMC_queryInterfaceInformation(ids[i], PXIMC_STR_INTERFACE_NAME, sizeof(name),
-							    name, &len) != PXIMC_SUCCESS)
-				continue;
-			n = strlen(name);
-			if (n >= strlen(want) && !strcmp(name + n - strlen(want), want))
-				return ids[i];
-		}
+		if (iface)
+			return iface;
 		sched_yield();
 	}
 	return 0;

@@ -21,6 +21,12 @@ void pxt_assert_status(tPXIMC_Status actual, tPXIMC_Status expected, const char 
 #define assert_px(actual, expected) \
 	pxt_assert_status((actual), (expected), #actual, __FILE__, __LINE__)
 
+/*
+ * The Dispatcher's interface to node, found by xrma's vendor library's interface name
+ * ("... to node N"), in one scan of the first 16 interfaces. 0 if none.
+ */
+uint32_t pxt_interface_to(uint32_t node);
+
 
 struct pxt_pair {
 	struct xrma_pximc *a, *b;

@@ -24,32 +24,6 @@ static char fabric[XRMA_NAME_MAX];
 static char vendor_dir[64];
 static char vendor_link[128];
 
-/* ------------------------------------------------------------------ shared */
-
-/* The Dispatcher's interface to node, found by the vendor's interface name. 0 if none. */
-static uint32_t interface_to(uint32_t node)
-{
-	uint32_t ids[16], actual = 0;
-	char want[32];
-
-	snprintf(want, sizeof(want), " to node %u", node);
-	if (PXIMC_findInterfaces(16, ids, &actual) != PXIMC_SUCCESS)
-		return 0;
-	for (uint32_t i = 0; i < actual; i++) {
-		char name[128];
-		uint32_t len = 0;
-		size_t n;
-
-		if (PXIMC_queryInterfaceInformation(ids[i], PXIMC_STR_INTERFACE_NAME, sizeof(name),
-						    name, &len) != PXIMC_SUCCESS)
-			continue;
-		n = strlen(name);
-		if (n >= strlen(want) && !strcmp(name + n - strlen(want), want))
-			return ids[i];
-	}
-	return 0;
-}
-
 /* ------------------------------------------------------------------ child roles */
 
 /* Client of the parent's server uid 1587: sizes, data both ways, events, close. */
@@ -61,7 +35,7 @@ static int role_client(int sock, const char *arg)
 	uint8_t data[64] = { 0 };
 
 	(void)arg;
-	iface = interface_to(MP_PARENT_NODE);
+	iface = pxt_interface_to(MP_PARENT_NODE);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);              /* our instance is up */
 	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);  /* the server is posted */
@@ -94,7 +68,7 @@ static int role_peer(int sock, const char *arg)
 	uint32_t iface, session;
 
 	(void)arg;
-	iface = interface_to(MP_PARENT_NODE);
+	iface = pxt_interface_to(MP_PARENT_NODE);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 1) == 0);
 	PROC_CHECK(proc_expect(sock, 2, MP_WAIT_MS) == 0);
@@ -116,7 +90,7 @@ static int role_targeted(int sock, const char *arg)
 	uint64_t remote_size = 0, local_size = 0;
 	uint32_t iface, session;
 
-	iface = interface_to(MP_PARENT_NODE);
+	iface = pxt_interface_to(MP_PARENT_NODE);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);
 	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);
@@ -141,7 +115,7 @@ static int role_link(int sock, const char *arg)
 	uint32_t iface, session, reason = 0;
 
 	(void)arg;
-	iface = interface_to(MP_PARENT_NODE);
+	iface = pxt_interface_to(MP_PARENT_NODE);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);
 	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);
@@ -171,7 +145,7 @@ static int role_bare(int sock, const char *arg)
 	uint32_t iface;
 
 	(void)arg;
-	iface = interface_to(MP_PARENT_NODE);
+	iface = pxt_interface_to(MP_PARENT_NODE);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);
 	/* The parent makes a dozen calls meanwhile, each a round trip or more. */
@@ -216,7 +190,7 @@ static void test_server_and_client_processes_exchange_data(void **state)
 	skip_unless_sessions();
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "client", NULL), 0);
 	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
-	iface = interface_to(MP_CHILD_NODE);
+	iface = pxt_interface_to(MP_CHILD_NODE);
 	assert_true(iface != 0);
 	/* Server: local 0x400..0x2000; the client's 0x1000 decides. */
 	assert_px(PXIMC_requestWindowLogicalAsServer(iface, PXT_PROTO, 0x2000, 0x400, 0x2000, 0x400,
@@ -252,7 +226,7 @@ static void test_peer_processes_requesting_at_once_pair(void **state)
 	skip_unless_sessions();
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "peer", NULL), 0);
 	assert_int_equal(proc_expect(child.sock, 1, MP_WAIT_MS), 0);
-	iface = interface_to(MP_CHILD_NODE);
+	iface = pxt_interface_to(MP_CHILD_NODE);
 	assert_true(iface != 0);
 	assert_int_equal(proc_send(child.sock, 2), 0);
 	assert_px(PXIMC_requestWindowLogicalAsPeer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 0, NULL, 0,
@@ -281,7 +255,7 @@ static void test_uid_targeting_and_partner_killed_while_paired(void **state)
 	skip_unless_sessions();
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "targeted", "12"), 0);
 	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
-	iface = interface_to(MP_CHILD_NODE);
+	iface = pxt_interface_to(MP_CHILD_NODE);
 	assert_true(iface != 0);
 	assert_px(PXIMC_requestWindowLogicalAsServer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 11, NULL,
 						     0, &s11),
@@ -341,7 +315,7 @@ static void test_link_down_is_interface_down_on_both_sides(void **state)
 	assert_int_equal(xrma_ctx_open(&attr, &ctx), 0);
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "link", NULL), 0);
 	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
-	iface = interface_to(MP_CHILD_NODE);
+	iface = pxt_interface_to(MP_CHILD_NODE);
 	assert_true(iface != 0);
 	assert_px(PXIMC_requestWindowLogicalAsServer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 1587,
 						     NULL, 0, &session),
@@ -395,7 +369,7 @@ static void test_without_mapping_windows_are_refused(void **state)
 		skip();
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "bare", NULL), 0);
 	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
-	iface = interface_to(MP_CHILD_NODE);
+	iface = pxt_interface_to(MP_CHILD_NODE);
 	assert_true(iface != 0);
 	assert_px(PXIMC_queryInterfaceInformation(iface, PXIMC_U32_INTERFACE_STATE, 4, &state_now,
 						  &actual),
