@@ -48,4 +48,3 @@ void pxt_assert_status(tPXIMC_Status actual, tPXIMC_Status expected, const char 
 		    pxt_status_name(actual), actual, pxt_status_name(expected), expected);
 	fail();
 }
-
