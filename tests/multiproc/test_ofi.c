@@ -976,31 +976,6 @@ static void test_two_hosts_in_network_namespaces(void **state)
 	setenv("XRMA_OFI_NODES", nodes_path, 1);
 }
 
-/*
- * Under ThreadSanitizer, run with tests/multiproc/ofi_tsan.supp (as the conformance run on ofi
- * does): libfabric moves RMA data with sendmsg on the buffers themselves, so its read of the
- * SCIF peer table races, by design, with the owner's update under the table's sequence lock.
- * ThreadSanitizer reads its options at start-up, hence the re-execution; children inherit them.
- */
-static void tsan_exempt_libfabric(char **argv)
-{
-#ifdef __SANITIZE_THREAD__
-	const char *srcdir = getenv("XRMA_TEST_SRCDIR");
-	const char *opts = getenv("TSAN_OPTIONS");
-	char value[1024];
-
-	if (!srcdir || (opts && strstr(opts, "ofi_tsan.supp")))
-		return;
-	snprintf(value, sizeof(value), "%s%ssuppressions=%s/tests/multiproc/ofi_tsan.supp",
-		 opts ? opts : "", opts ? " " : "", srcdir);
-	setenv("TSAN_OPTIONS", value, 1);
-	execv("/proc/self/exe", argv);
-	/* Without the exemption the run goes on and may report libfabric's races. */
-#else
-	(void)argv;
-#endif
-}
-
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1014,7 +989,6 @@ int main(int argc, char **argv)
 	};
 	int rc;
 
-	tsan_exempt_libfabric(argv);
 	if (proc_child_dispatch(argc, argv, roles, &rc))
 		return rc;
 	setenv("XRMA_PROVIDER", "ofi", 1);
