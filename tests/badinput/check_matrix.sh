@@ -12,12 +12,9 @@ def=$srcdir/tests/badinput/matrix.def
 tmp=${TMPDIR:-/tmp}/check_matrix.$$
 trap 'rm -f "$tmp".*' EXIT INT TERM
 
-# A declaration starts with the API's export marker (or "static inline") and names the
-# function before its first parenthesis.
+# The declarations, as the man pages' generator reads them (the one header parser).
 for h in sisci_api.h scif.h pximc.h; do
-	grep -E '^(SISCI_API|SCIF_API|static inline|tPXIMC_Status _PXIMC_FUNC)[^#]*\(' \
-		"$srcdir/include/$h" |
-		sed -E 's/\(.*//; s/.*[^A-Za-z0-9_]([A-Za-z_][A-Za-z0-9_]*)[ \t]*$/\1/'
+	sh "$srcdir/docs/man/mkman.sh" --list "$srcdir/include/$h"
 done | sort -u > "$tmp.headers"
 awk '$1 == "fn" { print $3 }' "$def" | sort > "$tmp.table"
 
