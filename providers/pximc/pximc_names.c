@@ -113,6 +113,8 @@ int pxp_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id,
 	if (!ret)
 		ret = pxp_req_wait(req, 1, &reply);
 	pxp_req_close(req);
+	if (ret == -XRMA_ELOST)
+		pxp_detail("pximc: the control session to node %u ended during a name lookup", node);
 	if (ret)
 		return ret == -XRMA_ELOST ? -XRMA_ENODEV : ret;
 	if (reply.status)

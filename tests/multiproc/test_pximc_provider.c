@@ -348,6 +348,7 @@ static void test_pximc_peer_killed_is_lost_and_the_survivor_goes_on(void **state
 	struct xrma_seg *priv;
 	struct xrma_event ev;
 	unsigned char *map, *pmem;
+	int rc;
 
 	(void)state;
 	assert_int_equal(ctx_open(&ctx), 0);
@@ -366,7 +367,10 @@ static void test_pximc_peer_killed_is_lost_and_the_survivor_goes_on(void **state
 	/* The node's next process pairs anew. */
 	assert_int_equal(proc_spawn(&owner, fabric, 2, "exporter", NULL), 0);
 	assert_int_equal(proc_expect(owner.sock, MSG_READY, MP_TIMEOUT_MS), 0);
-	assert_int_equal(xrma_rseg_open(ctx, 2, SEG_ID, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
+	rc = xrma_rseg_open(ctx, 2, SEG_ID, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r);
+	if (rc)
+		print_message("import from the restarted node: %d (%s)\n", rc, xrma_error_detail());
+	assert_int_equal(rc, 0);
 	assert_int_equal(fixture_rma_sync(ctx, XRMA_RMA_READ, priv, 0, r, 0, SEG_LEN), 0);
 	assert_int_equal(fixture_pattern_check(pmem, SEG_LEN, 4, 0), FIXTURE_MATCH);
 	assert_int_equal(xrma_rseg_close(r), 0);
