@@ -59,6 +59,9 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 	[XRMA_CONFIG_OFI_IFACE] = { "ofi.iface", "ofi", "iface", "XRMA_OFI_IFACE", "" },
 	[XRMA_CONFIG_OFI_LIVENESS_MS] = { "ofi.liveness_ms", "ofi", "liveness_ms",
 					  "XRMA_OFI_LIVENESS_MS", "3000" },
+	/* How long the progress thread keeps polling after traffic before it sleeps. */
+	[XRMA_CONFIG_OFI_PROGRESS_SPIN_US] = { "ofi.progress_spin_us", "ofi", "progress_spin_us",
+					       "XRMA_OFI_PROGRESS_SPIN_US", "1000" },
 	/* The Dispatcher the pximc provider loads (a soname or a path), and the provider xrma's
 	 * own PXImc vendor library runs on ("": xrma.provider, or ntb where that is pximc). */
 	[XRMA_CONFIG_PXIMC_DISPATCHER] = { "pximc.dispatcher", "pximc", "dispatcher",

@@ -265,6 +265,8 @@ bool xrma_engine_drive(struct xrma_core_ctx *ctx, const atomic_size_t *progress,
 	bool moved = false;
 
 	atomic_fetch_add(&engine->drivers, 1);
+	if (ctx->prov->ops->rma_driving)
+		ctx->prov->ops->rma_driving(ctx->prov_state, true);
 	for (int round = 0; round < ENGINE_DRIVE_ROUNDS && !moved; round++) {
 		ctx->prov->ops->rma_progress(ctx->prov_state);
 		/* Completions read here or by the provider's own thread: no wake-up is sent now. */
@@ -274,6 +276,8 @@ bool xrma_engine_drive(struct xrma_core_ctx *ctx, const atomic_size_t *progress,
 		}
 		moved = atomic_load_explicit(progress, memory_order_acquire) != seen;
 	}
+	if (ctx->prov->ops->rma_driving)
+		ctx->prov->ops->rma_driving(ctx->prov_state, false);
 	atomic_fetch_sub(&engine->drivers, 1);
 	/* What finished while we drove and nobody reported is ours to report. */
 	retire_ready(engine);

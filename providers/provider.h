@@ -145,6 +145,15 @@ struct xrma_provider_ops {
 	 */
 	int (*rma_progress)(void *state);
 
+	/*
+	 * Optional, with rma_progress: a thread of the core starts (on) or ends
+	 * (!on) a stretch of reading completions through rma_progress; calls
+	 * nest across threads and always come in pairs. A provider with a
+	 * progress thread of its own leaves the completions to the caller
+	 * meanwhile, so the two do not contend for them.
+	 */
+	void (*rma_driving)(void *state, bool on);
+
 	/* --- optional, each tied to a capability bit --- */
 	/* XRMA_CAP_REGISTER: back exportable memory with the caller's pages. */
 	int (*mem_register)(void *state, void *addr, size_t len, struct xrma_prov_mem **mem);

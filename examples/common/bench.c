@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sched.h>
 #include <time.h>
 
 bool bench_set_format(struct bench_opts *opts, const char *format)
@@ -82,6 +83,25 @@ uint64_t bench_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#define IDLE_YIELDS 64
+#define IDLE_SLEEP_MAX_US 1000
+
+void bench_idle_step(unsigned int *step)
+{
+	unsigned int n = (*step)++;
+	unsigned int shift = n - IDLE_YIELDS;
+	long us;
+
+	if (n < IDLE_YIELDS) {
+		sched_yield();
+		return;
+	}
+	us = shift >= 10 ? IDLE_SLEEP_MAX_US : 1L << shift;
+	if (us > IDLE_SLEEP_MAX_US)
+		us = IDLE_SLEEP_MAX_US;
+	nanosleep(&(struct timespec){ .tv_sec = 0, .tv_nsec = us * 1000 }, NULL);
 }
 
 double bench_memcpy_GBps(void *dst, const void *src, size_t size, int iterations)

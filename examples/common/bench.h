@@ -52,6 +52,14 @@ void bench_set_context(const char *api, const char *provider);
 
 uint64_t bench_now_ns(void);
 
+/*
+ * One step of an untimed wait (a server awaiting its next command): yield for
+ * the first steps, then sleep, longer each time up to a millisecond, so an
+ * idle waiter leaves the CPU to the threads that carry the data. *step starts
+ * at 0 for each wait.
+ */
+void bench_idle_step(unsigned int *step);
+
 /* Median of n values (sorts values in place). */
 double bench_median(double *values, int n);
 double bench_min(const double *values, int n);

@@ -293,15 +293,15 @@ uint64_t sb_next_command(struct sb_node *n, uint64_t *arg0, uint64_t *arg1)
 {
 	volatile _Atomic uint64_t *mine = ctrl(n->local_mem);
 	uint64_t start = bench_now_ns();
+	unsigned int idle = 0;
 
 	while (atomic_load_explicit(&mine[SB_SEQ], memory_order_acquire) == n->seq) {
 		if (bench_now_ns() - start > STALL_NS * 6) {
 			fprintf(stderr, "%s: the client is silent\n", n->me);
 			exit(1);
 		}
-		/* Without a mapping, what arrives lands through the provider's thread: let it run. */
-		if (!n->remote_mem)
-			sched_yield();
+		/* Commands are not timed: an idle server leaves its CPU to the threads carrying data. */
+		bench_idle_step(&idle);
 	}
 	n->seq = atomic_load_explicit(&mine[SB_SEQ], memory_order_acquire);
 	*arg0 = atomic_load_explicit(&mine[SB_ARG0], memory_order_relaxed);

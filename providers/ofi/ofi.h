@@ -201,6 +201,7 @@ struct ofi_ep {
 	uint32_t fabric_hash;                /* fixed */
 	char prov_name[64];                  /* fixed */
 	int liveness_ms;                     /* fixed */
+	uint64_t progress_spin_ns;           /* fixed: the progress thread polls this long after traffic */
 
 	struct fi_info *info;                /* fixed */
 	struct fid_fabric *fabric;           /* fixed */
@@ -233,6 +234,7 @@ struct ofi_ep {
 	int cq_fd;                           /* fixed: the CQ's wait fd, or -1 (polled) */
 	int epfd;                            /* fixed: the progress thread's epoll */
 	pthread_mutex_t poll_lock;           /* one reader of the CQ at a time: keeps order */
+	atomic_int driving;                  /* threads other than ours reading the CQ now */
 	struct fid_mr *rx_mr;                /* fixed: FI_MR_LOCAL: the receive buffers */
 	pthread_t thread;                    /* fixed: the progress thread */
 	atomic_bool stop;
@@ -273,6 +275,12 @@ void ofi_control_stop(struct ofi_ep *ep);
 void ofi_control_release(struct ofi_ep *ep);
 /* Read and dispatch completions; returns how many were handled. Any thread. */
 int ofi_cq_poll(struct ofi_ep *ep);
+/*
+ * A thread other than the progress thread starts (on) or stops reading the
+ * CQ itself for a while; calls nest. Meanwhile the progress thread leaves
+ * the CQ to it (and stays awake, see progress_main).
+ */
+void ofi_drive(struct ofi_ep *ep, bool on);
 /* Whether the incarnation is known to be gone; its status in *status. */
 bool ofi_gone_locked(struct ofi_ep *ep, const struct xrma_prov_addr *addr, int *status);
 int ofi_progress_fd(void *state);
@@ -307,6 +315,7 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		 void (*done)(void *arg, int status), void *arg);
 /* Read completions from the calling thread (the core's driving waiter). */
 int ofi_rma_progress(void *state);
+void ofi_rma_driving(void *state, bool on);
 /* A transfer's completion (from ofi_cq_poll): status 0 or a negative XRMA_E*. */
 void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status);
 /* The owner's incarnation is gone: asynchronous transfers to it report XRMA_ELOST now. */

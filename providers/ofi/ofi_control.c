@@ -22,6 +22,7 @@
 #include "providers/ofi/ofi.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -694,6 +695,11 @@ int ofi_cq_poll(struct ofi_ep *ep)
 	return n;
 }
 
+void ofi_drive(struct ofi_ep *ep, bool on)
+{
+	atomic_fetch_add_explicit(&ep->driving, on ? 1 : -1, memory_order_relaxed);
+}
+
 /* ------------------------------------------------------------------ the progress thread */
 
 static void liveness_locked(struct ofi_ep *ep, uint64_t now)
@@ -716,29 +722,49 @@ static void liveness_locked(struct ofi_ep *ep, uint64_t now)
 	}
 }
 
+/*
+ * The progress thread. tcp and rxm move data only when someone polls, and on
+ * a busy host waking a sleeping thread costs more than the message, so after
+ * traffic the thread keeps polling for progress_spin_ns, yielding between
+ * polls so that threads sharing its CPU (an application spinning on memory
+ * the peer writes) still run; then it sleeps on the CQ's wait fd. While an
+ * application thread drives the CQ itself (ofi_drive) it does not read the
+ * CQ, so the two do not contend for it, but stays awake: the driver may stop
+ * at any moment and a reply may follow.
+ */
 static void *progress_main(void *arg)
 {
 	struct ofi_ep *ep = arg;
 	int beat_ms = ep->liveness_ms / 8 > 1 ? ep->liveness_ms / 8 : 1;
 	long pause_ns = 1000;
+	uint64_t spin_until = 0;
 
 	while (!atomic_load(&ep->stop)) {
+		bool driven = atomic_load_explicit(&ep->driving, memory_order_relaxed) != 0;
 		struct epoll_event ev[2];
 		uint64_t now;
 		bool queued;
-		int n;
+		int n = 0;
 
-		pthread_mutex_lock(&ep->poll_lock);
-		n = cq_poll_locked(ep);
-		rx_repost_locked(ep);
-		pthread_mutex_unlock(&ep->poll_lock);
+		/* Never wait for the lock: whoever holds it dispatches what it reads, in order. */
+		if (!driven && !pthread_mutex_trylock(&ep->poll_lock)) {
+			n = cq_poll_locked(ep);
+			rx_repost_locked(ep);
+			pthread_mutex_unlock(&ep->poll_lock);
+		}
 		pthread_mutex_lock(&ep->lock);
 		now = ofi_now_ns();
 		queued = flush_queues_locked(ep, now);
 		liveness_locked(ep, now);
 		pthread_mutex_unlock(&ep->lock);
+		if (n || driven)
+			spin_until = now + ep->progress_spin_ns;
 		if (n)
 			continue;
+		if (now < spin_until) {
+			sched_yield();
+			continue;
+		}
 		if (ep->cq_fd >= 0) {
 			struct fid *fids[1] = { &ep->cq->fid };
 
@@ -757,6 +783,8 @@ static void *progress_main(void *arg)
 			pause_ns = n > 0 ? 1000 : pause_ns * 2 > POLL_PAUSE_MAX_NS ? POLL_PAUSE_MAX_NS
 										   : pause_ns * 2;
 		}
+		if (n > 0)
+			spin_until = ofi_now_ns() + ep->progress_spin_ns;
 		for (int i = 0; i < n; i++) {
 			if (ev[i].data.u32 == 1) {
 				uint64_t count;

@@ -23,6 +23,7 @@
 
 /* Where the kernel would wait for longer than any test or user would. */
 #define OFI_LIVENESS_MAX_MS 600000u
+#define OFI_PROGRESS_SPIN_MAX_US 1000000u
 
 void ofi_detail(const char *fmt, ...)
 {
@@ -108,6 +109,11 @@ static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, con
 		return -XRMA_ECONFIG;
 	}
 	ep->liveness_ms = (int)ms;
+	if (xrma_config_size(cfg, XRMA_CONFIG_OFI_PROGRESS_SPIN_US, OFI_PROGRESS_SPIN_MAX_US, &ms)) {
+		ofi_detail("ofi: ofi.progress_spin_us must be 0..%u microseconds", OFI_PROGRESS_SPIN_MAX_US);
+		return -XRMA_ECONFIG;
+	}
+	ep->progress_spin_ns = ms * 1000;
 	*nodes = xrma_config_value(cfg, XRMA_CONFIG_OFI_NODES);
 	*iface = xrma_config_value(cfg, XRMA_CONFIG_OFI_IFACE);
 	if (!*nodes || !**nodes) {
@@ -247,6 +253,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	ep->epfd = -1;
 	ep->cq_fd = -1;
 	pthread_mutex_init(&ep->poll_lock, NULL);
+	atomic_init(&ep->driving, 0);
 	{
 		pthread_condattr_t ca;
 
@@ -350,6 +357,7 @@ static const struct xrma_provider_ops ofi_ops = {
 	.rma = ofi_rma,
 	.rma_post = ofi_rma_post,
 	.rma_progress = ofi_rma_progress,
+	.rma_driving = ofi_rma_driving,
 	.mem_register = ofi_mem_register,
 	.atomic = ofi_atomic,
 };

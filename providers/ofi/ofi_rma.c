@@ -156,8 +156,10 @@ static int wait_all(struct ofi_ep *ep, struct rma_wait_ext *x, const struct xrma
 	struct ofi_rma_wait *w = &x->w;
 	int status;
 
+	ofi_drive(ep, true);
 	for (int spin = 0; spin < OFI_SPIN && atomic_load(&w->pending); spin++)
 		ofi_cq_poll(ep);
+	ofi_drive(ep, false);
 	pthread_mutex_lock(&w->lock);
 	while (atomic_load(&w->pending)) {
 		struct timespec ts;
@@ -419,6 +421,11 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 int ofi_rma_progress(void *state)
 {
 	return ofi_cq_poll(state);
+}
+
+void ofi_rma_driving(void *state, bool on)
+{
+	ofi_drive(state, on);
 }
 
 int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,

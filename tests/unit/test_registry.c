@@ -417,6 +417,44 @@ static void test_registry_add_bus_import_ops_match_cap(void **state)
 	assert_refused(&m);                        /* the bit without the ops */
 }
 
+static int mock_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem,
+			 size_t offset, const struct iovec *iov, size_t count, uint32_t flags,
+			 void (*done)(void *arg, int status), void *arg)
+{
+	(void)state, (void)op, (void)rmem, (void)offset, (void)iov, (void)count, (void)flags;
+	done(arg, 0);
+	return 0;
+}
+
+static int mock_rma_progress(void *state)
+{
+	(void)state;
+	return 0;
+}
+
+static void mock_rma_driving(void *state, bool on)
+{
+	(void)state, (void)on;
+}
+
+static void test_registry_add_posting_ops_need_the_one_before(void **state)
+{
+	static struct mock m;
+
+	(void)state;
+	mock_init(&m, "postop");
+	m.ops.rma_driving = mock_rma_driving;
+	assert_refused(&m);                        /* driving without progress */
+	m.ops.rma_progress = mock_rma_progress;
+	assert_refused(&m);                        /* progress without post */
+	m.ops.rma_post = mock_rma_post;
+	assert_true(xrma_provider_ops_valid(&m.prov));
+	m.ops.rma_driving = NULL;
+	assert_true(xrma_provider_ops_valid(&m.prov));
+	m.ops.rma_progress = NULL;
+	assert_true(xrma_provider_ops_valid(&m.prov));
+}
+
 static void test_registry_loopback_csr_and_errors_return_enotsup(void **state)
 {
 	struct xrma_ctx *a, *b;
@@ -634,6 +672,7 @@ int main(void)
 		T(test_registry_mock_without_register_shared_user_memory_enotsup_private_opens),
 		T(test_registry_add_csr_and_errors_ops_match_caps),
 		T(test_registry_add_bus_import_ops_match_cap),
+		T(test_registry_add_posting_ops_need_the_one_before),
 		T(test_registry_loopback_csr_and_errors_return_enotsup),
 		T(test_registry_mock_csr_and_errors_reach_provider),
 		T(test_registry_ctx_open_unknown_name_returns_enoprov),
