@@ -42,6 +42,8 @@
 #define PROBE_NOW_MS 500
 /* How soon the progress thread retries sends libfabric refused (a connection being made). */
 #define QUEUE_RETRY_MS 1
+/* The most the progress thread's polling window grows to, in multiples of progress_spin_us. */
+#define OFI_SPIN_WINDOW_GROWTH 16
 
 /* ------------------------------------------------------------------ events */
 
@@ -723,21 +725,38 @@ static void liveness_locked(struct ofi_ep *ep, uint64_t now)
 }
 
 /*
+ * The next polling window, after a sleep of slept ns that traffic ended. A
+ * target's RMA traffic completes nothing in its CQ, so the thread cannot see
+ * a stream it serves; a sleep cut short by traffic is the sign of one, and
+ * the window doubles (to OFI_SPIN_WINDOW_GROWTH times the base) so the next
+ * message finds the thread awake. A long sleep brings it back to the base.
+ */
+static uint64_t spin_window(const struct ofi_ep *ep, uint64_t window, uint64_t slept)
+{
+	uint64_t max = ep->progress_spin_ns * OFI_SPIN_WINDOW_GROWTH;
+
+	if (slept >= window)
+		return ep->progress_spin_ns;
+	return window * 2 > max ? max : window * 2;
+}
+
+/*
  * The progress thread. tcp and rxm move data only when someone polls, and on
  * a busy host waking a sleeping thread costs more than the message, so after
- * traffic the thread keeps polling for progress_spin_ns, yielding between
- * polls so that threads sharing its CPU (an application spinning on memory
- * the peer writes) still run; then it sleeps on the CQ's wait fd. While an
- * application thread drives the CQ itself (ofi_drive) it does not read the
- * CQ, so the two do not contend for it, but stays awake: the driver may stop
- * at any moment and a reply may follow.
+ * traffic the thread keeps polling for a window (progress_spin_ns, grown by
+ * spin_window while traffic keeps cutting its sleeps short), yielding
+ * between polls so that threads sharing its CPU (an application spinning on
+ * memory the peer writes) still run; then it sleeps on the CQ's wait fd.
+ * While an application thread drives the CQ itself (ofi_drive) it leaves the
+ * CQ to that thread but does not sleep: the driver may stop at any moment and
+ * a reply may follow.
  */
 static void *progress_main(void *arg)
 {
 	struct ofi_ep *ep = arg;
 	int beat_ms = ep->liveness_ms / 8 > 1 ? ep->liveness_ms / 8 : 1;
 	long pause_ns = 1000;
-	uint64_t spin_until = 0;
+	uint64_t spin_until = 0, window = ep->progress_spin_ns, slept_at = 0;
 
 	while (!atomic_load(&ep->stop)) {
 		bool driven = atomic_load_explicit(&ep->driving, memory_order_relaxed) != 0;
@@ -758,10 +777,11 @@ static void *progress_main(void *arg)
 		liveness_locked(ep, now);
 		pthread_mutex_unlock(&ep->lock);
 		if (n || driven)
-			spin_until = now + ep->progress_spin_ns;
+			spin_until = now + window;
 		if (n)
 			continue;
-		if (now < spin_until) {
+		/* Not asleep while a driver reads the CQ: it may stop at once, and a reply may follow. */
+		if (driven || now < spin_until) {
 			sched_yield();
 			continue;
 		}
@@ -772,6 +792,7 @@ static void *progress_main(void *arg)
 			if (fi_trywait(ep->fabric, fids, 1) != FI_SUCCESS)
 				continue;
 			/* Sends waiting for a connection are retried soon, not at the next beat. */
+			slept_at = now;
 			n = epoll_wait(ep->epfd, ev, 2, queued ? QUEUE_RETRY_MS : beat_ms);
 		} else {
 			/* No wait object: poll with a pause that grows while idle. */
@@ -783,8 +804,12 @@ static void *progress_main(void *arg)
 			pause_ns = n > 0 ? 1000 : pause_ns * 2 > POLL_PAUSE_MAX_NS ? POLL_PAUSE_MAX_NS
 										   : pause_ns * 2;
 		}
-		if (n > 0)
-			spin_until = ofi_now_ns() + ep->progress_spin_ns;
+		if (n > 0) {
+			now = ofi_now_ns();
+			window = spin_window(ep, window, slept_at ? now - slept_at : UINT64_MAX);
+			slept_at = 0;
+			spin_until = now + window;
+		}
 		for (int i = 0; i < n; i++) {
 			if (ev[i].data.u32 == 1) {
 				uint64_t count;
