@@ -169,6 +169,7 @@ static void test_node_probe_bad_handle_returns_ehandle(void **state)
 
 struct lister {
 	struct xrma_ctx *ctx;
+	struct fixture_barrier *listed;   /* every lister listed once before nodes come and go */
 	int *stop;
 	int bad;
 	unsigned long lists;
@@ -197,7 +198,11 @@ static void *node_lister(void *arg)
 		rc = xrma_node_probe(l->ctx, 2, FIXTURE_TIMEOUT_MS);
 		if (rc) {
 			l->bad = rc;
-			return NULL;
+			break;
+		}
+		if (l->lists == 1 && fixture_barrier_wait(l->listed, FIXTURE_TIMEOUT_MS)) {
+			l->bad = -3;
+			break;
 		}
 	}
 	return NULL;
@@ -207,22 +212,28 @@ static void test_node_list_concurrent_join_leave_consistent(void **state)
 {
 	struct lister l[NODE_THREADS];
 	pthread_t threads[NODE_THREADS];
+	struct fixture_barrier listed;
 	struct xrma_ctx *ctx;
-	int stop = 0, round;
+	int stop = 0, round, ready;
 	size_t i;
 
 	(void)state;
+	fixture_barrier_init(&listed, NODE_THREADS + 1);
 	for (i = 0; i < NODE_THREADS; i++) {
-		l[i] = (struct lister){ .ctx = fx.ctx[i], .stop = &stop };
+		l[i] = (struct lister){ .ctx = fx.ctx[i], .listed = &listed, .stop = &stop };
 		assert_int_equal(pthread_create(&threads[i], NULL, node_lister, &l[i]), 0);
 	}
-	for (round = 0; round < 20; round++) {
+	/* Under load a lister may not run before the rounds end: start them once all listed. */
+	ready = fixture_barrier_wait(&listed, FIXTURE_TIMEOUT_MS * 2);
+	for (round = 0; round < 20 && !ready; round++) {
 		assert_rc(fixture_ctx_open(fx.fabric, 11, &ctx), 0);
 		assert_rc(xrma_ctx_close(ctx), 0);
 	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < NODE_THREADS; i++)
 		assert_int_equal(fixture_join(threads[i], FIXTURE_TIMEOUT_MS * 3, NULL), 0);
+	fixture_barrier_destroy(&listed);
+	assert_int_equal(ready, 0);
 	for (i = 0; i < NODE_THREADS; i++) {
 		assert_int_equal(l[i].bad, 0);
 		assert_true(l[i].lists > 0);
