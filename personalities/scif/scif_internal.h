@@ -48,6 +48,8 @@ struct xrma_scif_ras_shared {
 	uint64_t seq;      /* odd while the owner rewrites the entries */
 	uint64_t count;    /* live entries, sorted by offset */
 	uint64_t posted;   /* RMAs initiated through the owning endpoint */
+	/* 1 + the id of our seq box, where the peer writes its seq (0: we map the peer's table). */
+	uint64_t seq_box;
 	/* done[n % SLOTS] = n once RMA n and all before it completed. */
 	uint64_t done[XRMA_SCIF_DONE_SLOTS];
 	struct xrma_scif_ras_entry win[XRMA_SCIF_RAS_MAX];
@@ -107,6 +109,11 @@ struct xrma_scif_ep {
 	uint64_t peer_copy_seq;
 	bool peer_copy_current;              /* this call read the peer's seq and it matched */
 	uint64_t peer_seq_seen;              /* imports were checked against this table */
+	/* The peer's seq as it last pushed it to us (unmapped path; scif_peer.c). */
+	struct xrma_seg *seq_box_seg;
+	uint64_t *seq_box;
+	/* The peer's seq box, where we push our seq (opened once the peer announced one). */
+	struct xrma_rseg *peer_box_rseg;
 	struct xrma_scif_window *windows;    /* sorted by offset */
 	size_t nwindows, windows_cap;
 	struct xrma_scif_import *imports;
@@ -207,6 +214,14 @@ int xrma_scif_peer_lookup(struct xrma_scif_ep *ep, uint64_t offset, size_t len, 
 int xrma_scif_import(struct xrma_scif_ep *ep, const struct xrma_scif_piece *piece, struct xrma_rseg **rseg);
 /* Close imports of windows the peer removed (all: every import). */
 void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all);
+/*
+ * Our table changed: where the peer reads it by copy, write our seq into the
+ * peer's seq box and wait until it is there (ep->lock held). 0 also when the
+ * peer maps our table or is gone.
+ */
+int xrma_scif_peer_notify(struct xrma_scif_ep *ep);
+/* 0 if a read of the peer's table succeeds (where it is read by RMA: a round trip). */
+int xrma_scif_peer_reachable(struct xrma_scif_ep *ep);
 /* The number of RMAs the peer initiated so far. */
 int xrma_scif_peer_posted(struct xrma_scif_ep *ep, uint64_t *posted);
 /* Wait until the peer's RMAs up to target completed (ep->lock held). */

@@ -7,9 +7,16 @@
  * The table is mapped where the provider can map; elsewhere it is read by RMA
  * into a private copy (the environment variable XRMA_SCIF_PEER_TABLE=rma forces
  * that path, for tests). Reads follow the owner's sequence lock. The copy is
- * kept with the sequence number it was read at: a call whose first look at
- * the peer's sequence number (the import sweep) finds it unchanged uses the
- * copy without reading it again, so an RMA costs one small read, not four.
+ * kept with the sequence number it was read at. A reader by copy exports a
+ * one-word "seq box" and announces it in its own table; the owner, before a
+ * register or unregister returns, writes its new sequence number into the box
+ * by a synchronous RMA (delivered: in our memory once the owner's call goes
+ * on). So a call compares the box, a local load, with the copy's number and
+ * reads the table again only when they differ: no round trip while the table
+ * stays the same, and never a stale copy after the owner's unregister returned.
+ * Registrations are not pushed (they cost the owner nothing): a lookup that
+ * misses in a copy it did not read during this call reads the table again
+ * before it answers ENXIO.
  */
 #include <sched.h>
 #include <stddef.h>
@@ -46,6 +53,8 @@ static int peer_read(struct xrma_scif_ep *ep, size_t offset, size_t len, size_t 
 {
 	struct xrma_iov iov = { .seg = ep->peer_copy_seg, .offset = at, .len = len };
 
+	/* Counts the reads for tests (tests/faults/test_scif_table_reads.c). */
+	XRMA_KILL_POINT("scif.peer.table_read");
 	return xrma_dmaq_post(ep->peer_dmaq, XRMA_RMA_READ, &iov, 1, ep->peer_ras_rseg, offset, len, 0,
 			      XRMA_RMA_SYNC);
 }
@@ -63,6 +72,24 @@ static int peer_word(struct xrma_scif_ep *ep, size_t offset, uint64_t *value)
 	if (!ret)
 		*value = LOAD((uint64_t *)((char *)ep->peer_copy + PEER_SCRATCH));
 	return ret;
+}
+
+/*
+ * The copy was read at seq: raise the box to it unless the owner pushed a
+ * newer number meanwhile (the owner's pushes only grow, and each lands before
+ * its table changes again), so a copy read after a registration the owner did
+ * not push matches the box.
+ */
+static void seq_box_raise(struct xrma_scif_ep *ep, uint64_t seq)
+{
+	uint64_t seen;
+
+	if (!ep->seq_box)
+		return;
+	seen = __atomic_load_n(ep->seq_box, __ATOMIC_ACQUIRE);
+	while (seen < seq &&
+	       !__atomic_compare_exchange_n(ep->seq_box, &seen, seq, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
 }
 
 /* A consistent copy of the header and the live entries (the unmapped path). */
@@ -95,10 +122,38 @@ static int peer_snapshot(struct xrma_scif_ep *ep)
 		if (after == before) {
 			ep->peer_copy_valid = ep->peer_copy_current = true;
 			ep->peer_copy_seq = before;
+			seq_box_raise(ep, before);
 			return 0;
 		}
 	}
 	return -XRMA_ECONNRESET;   /* the owner died while writing its table */
+}
+
+/* Export our seq box and announce it in our table, before the first read of the peer's. */
+static int seq_box_open(struct xrma_scif_ep *ep, struct xrma_ctx *ctx)
+{
+	struct xrma_seg_attr attr = { .len = XRMA_SCIF_PAGE, .id = XRMA_ID_ANY,
+				      .access = XRMA_ACCESS_LOCAL_READ | XRMA_ACCESS_LOCAL_WRITE |
+						XRMA_ACCESS_REMOTE_WRITE };
+	uint64_t id;
+	void *addr;
+	int ret;
+
+	ret = xrma_seg_open(ctx, &attr, &ep->seq_box_seg);
+	if (ret)
+		return ret;
+	ret = xrma_seg_addr(ep->seq_box_seg, &addr);
+	if (!ret)
+		ret = xrma_seg_id(ep->seq_box_seg, &id);
+	if (!ret) {
+		ep->seq_box = addr;
+		/* Meaningless until our first read of the table raises it (peer_copy_valid). */
+		__atomic_store_n(ep->seq_box, 0, __ATOMIC_RELAXED);
+		ret = xrma_seg_export(ep->seq_box_seg, 0);
+	}
+	if (!ret)
+		__atomic_store_n(&ep->ras->seq_box, id + 1, __ATOMIC_RELEASE);
+	return ret;
 }
 
 static int peer_attach_copy(struct xrma_scif_ep *ep, struct xrma_ctx *ctx)
@@ -121,7 +176,7 @@ static int peer_attach_copy(struct xrma_scif_ep *ep, struct xrma_ctx *ctx)
 		ret = peer_word(ep, offsetof(struct xrma_scif_ras_shared, magic), &magic);
 	if (!ret && magic != XRMA_SCIF_RAS_MAGIC)
 		ret = -XRMA_EPROTO;
-	return ret;
+	return ret ? ret : seq_box_open(ep, ctx);
 }
 
 int xrma_scif_peer_attach(struct xrma_scif_ep *ep, uint64_t peer_ras_id)
@@ -169,6 +224,18 @@ void xrma_scif_peer_detach(struct xrma_scif_ep *ep)
 	if (ep->peer_ras_rseg) {
 		xrma_rseg_close(ep->peer_ras_rseg);
 		ep->peer_ras_rseg = NULL;
+	}
+	if (ep->peer_box_rseg) {
+		xrma_rseg_close(ep->peer_box_rseg);
+		ep->peer_box_rseg = NULL;
+	}
+	if (ep->seq_box_seg) {
+		if (ep->ras)
+			__atomic_store_n(&ep->ras->seq_box, 0, __ATOMIC_RELEASE);
+		/* The peer may still hold an import of it: close once nothing uses it. */
+		xrma_scif_retire(ep->seq_box_seg, NULL);
+		ep->seq_box_seg = NULL;
+		ep->seq_box = NULL;
 	}
 }
 
@@ -223,8 +290,19 @@ int xrma_scif_peer_lookup(struct xrma_scif_ep *ep, uint64_t offset, size_t len, 
 	if (!len || offset > UINT64_MAX - len)
 		return -XRMA_ENXIO;
 	if (!r) {
+		bool fresh = !ep->peer_copy_current;
+
 		ret = peer_snapshot(ep);
-		return ret ? ret : peer_scan(ep->peer_copy, offset, offset + len, prot, out, max, count);
+		if (!ret)
+			ret = peer_scan(ep->peer_copy, offset, offset + len, prot, out, max, count);
+		/* Registrations are not pushed to us: a miss in an older copy reads the table again. */
+		if (ret == -XRMA_ENXIO && !fresh) {
+			ep->peer_copy_current = false;
+			ret = peer_snapshot(ep);
+			if (!ret)
+				ret = peer_scan(ep->peer_copy, offset, offset + len, prot, out, max, count);
+		}
+		return ret;
 	}
 	for (unsigned spins = 0; spins < PEER_READ_SPINS; spins++) {
 		uint64_t before = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
@@ -294,14 +372,18 @@ void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all)
 
 	if (!table)
 		return;
-	if (!all) {
-		if (peer_word(ep, offsetof(struct xrma_scif_ras_shared, seq), &seq))
-			return;
-		/* The copy is the table as of now: this call need not read it again. */
-		ep->peer_copy_current = !ep->peer_ras && ep->peer_copy_valid && seq == ep->peer_copy_seq;
+	if (!all && ep->peer_ras) {
+		seq = __atomic_load_n(&ep->peer_ras->seq, __ATOMIC_ACQUIRE);
 		if (seq == ep->peer_seq_seen || (seq & 1))
 			return;
-		if (!ep->peer_ras && peer_snapshot(ep))
+	} else if (!all) {
+		/* The box holds the owner's number once its last change returned: no read if the copy has it. */
+		seq = __atomic_load_n(ep->seq_box, __ATOMIC_ACQUIRE);
+		ep->peer_copy_current = ep->peer_copy_valid && seq == ep->peer_copy_seq;
+		if (peer_snapshot(ep))
+			return;
+		seq = ep->peer_copy_seq;
+		if (seq == ep->peer_seq_seen)
 			return;
 	}
 	for (size_t i = 0; i < ep->nimports; i++) {
@@ -318,6 +400,74 @@ void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all)
 	ep->nimports = kept;
 	if (!all && !busy)
 		ep->peer_seq_seen = seq;
+}
+
+/* Codes of an RMA or import that failed because the peer, its node or its endpoint went away. */
+static bool peer_gone(int ret)
+{
+	switch (-ret) {
+	case XRMA_ECONNRESET: case XRMA_ENODEV: case XRMA_ENOTCONN: case XRMA_ECONNREFUSED:
+	case XRMA_EHOSTUNREACH: case XRMA_ENETDOWN: case XRMA_ECONNABORTED: case XRMA_ENOENT:
+	case XRMA_ETIMEDOUT: case XRMA_ECANCELED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Post the write of our seq to the peer's box and wait for its delivery. */
+static int peer_box_push(struct xrma_scif_ep *ep)
+{
+	struct xrma_iov iov = { .seg = ep->ras_seg, .offset = offsetof(struct xrma_scif_ras_shared, seq),
+				.len = sizeof(uint64_t) };
+	int ret;
+
+	ret = xrma_dmaq_post(ep->dmaq, XRMA_RMA_WRITE, &iov, 1, ep->peer_box_rseg, 0, iov.len, 0,
+			     XRMA_RMA_SYNC);
+	if (ret == -XRMA_EAGAIN) {
+		/* Our asynchronous RMAs fill the queue: let them drain, as rma_post does. */
+		xrma_dmaq_drain(ep->dmaq, XRMA_TIMEOUT_INFINITE);
+		ret = xrma_dmaq_post(ep->dmaq, XRMA_RMA_WRITE, &iov, 1, ep->peer_box_rseg, 0, iov.len, 0,
+				     XRMA_RMA_SYNC);
+	}
+	return ret;
+}
+
+int xrma_scif_peer_notify(struct xrma_scif_ep *ep)
+{
+	enum xrma_conn_state state;
+	struct xrma_ctx *ctx;
+	uint64_t box = 0;
+	int ret = 0;
+
+	if (!ep->peer_box_rseg) {
+		/*
+		 * Our new seq is stored; the peer announces its box before its first read of
+		 * our table. Either we see the box now, or that read sees the new seq.
+		 */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		ret = peer_word(ep, offsetof(struct xrma_scif_ras_shared, seq_box), &box);
+		if (!ret && !box)
+			return 0;   /* the peer maps our table */
+		if (!ret)
+			ret = xrma_scif_ctx(&ctx);
+		if (!ret)
+			ret = xrma_rseg_open(ctx, ep->peer_node, box - 1, XRMA_ACCESS_REMOTE_WRITE, 0,
+					     XRMA_SCIF_HANDSHAKE_MS, &ep->peer_box_rseg);
+	}
+	if (!ret)
+		ret = peer_box_push(ep);
+	/* A peer that is gone (or closing) reads nothing any more: the change stands without the notice. */
+	if (ret && (peer_gone(ret) || xrma_conn_state(ep->conn, &state) || state != XRMA_CONN_CONNECTED))
+		ret = 0;
+	return ret;
+}
+
+int xrma_scif_peer_reachable(struct xrma_scif_ep *ep)
+{
+	uint64_t seq;
+
+	return peer_word(ep, offsetof(struct xrma_scif_ras_shared, seq), &seq);
 }
 
 int xrma_scif_peer_posted(struct xrma_scif_ep *ep, uint64_t *posted)

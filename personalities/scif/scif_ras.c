@@ -7,6 +7,9 @@
  * of it is scif_peer.c. The table also counts our RMAs for INIT_PEER fences.
  * An unregistered window leaves the table at once, but its range stays taken
  * until its segment can close: no transfer, import, mapping or signal uses it.
+ * A peer that reads the table by copy learns of an unregister before the call
+ * returns (xrma_scif_peer_notify); of a registration only when a lookup in its
+ * copy misses (scif_peer.c).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -329,6 +332,9 @@ int scif_unregister(scif_epd_t epd, off_t offset, size_t len)
 				w->live = false;
 		}
 		ras_publish(ep);
+		XRMA_KILL_POINT("scif.unregister.before_notice");
+		/* A peer reading a copy of the table must drop it before we return. */
+		ret = xrma_scif_peer_notify(ep);
 		windows_sweep(ep);
 	}
 	xrma_scif_ep_leave(ep);

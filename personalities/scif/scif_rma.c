@@ -91,6 +91,25 @@ static int rma_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct x
 	return ret;
 }
 
+/*
+ * A transfer that failed on the way (XRMA_ETRANSFER) to a peer that died is the
+ * reset SCIF promises, even before the connection noticed. Where the peer's
+ * table is read by RMA, a read of it that fails as well says the peer is gone
+ * (as the read every call made before did).
+ */
+static int rma_failure(struct xrma_scif_ep *ep, int ret)
+{
+	enum xrma_conn_state state;
+
+	if (ret != -XRMA_ETRANSFER)
+		return ret;
+	if (!xrma_conn_state(ep->conn, &state) && state == XRMA_CONN_DISCONNECTED)
+		return -XRMA_ECONNRESET;
+	if (!ep->peer_ras && xrma_scif_peer_reachable(ep))
+		return -XRMA_ECONNRESET;
+	return ret;
+}
+
 static int rma_checks(int flags, off_t roffset, size_t len)
 {
 	if (flags & ~SCIF_RMA_FLAGS || !len)
@@ -120,7 +139,7 @@ static int rma_window(scif_epd_t epd, off_t loffset, size_t len, off_t roffset, 
 				    &count);
 	/* In-flight transfers keep the segments (and so the windows' ranges) busy. */
 	if (!ret)
-		ret = rma_post(ep, op, iov, count, (uint64_t)roffset, len, flags);
+		ret = rma_failure(ep, rma_post(ep, op, iov, count, (uint64_t)roffset, len, flags));
 	xrma_scif_ep_leave(ep);
 	return ret ? xrma_scif_fail(ret) : 0;
 }
@@ -202,7 +221,7 @@ static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, in
 	if (!ret) {
 		iov.offset = (uintptr_t)addr - seg_base;
 		iov.len = len;
-		ret = rma_post(ep, op, &iov, 1, (uint64_t)roffset, len, flags);
+		ret = rma_failure(ep, rma_post(ep, op, &iov, 1, (uint64_t)roffset, len, flags));
 		/* An asynchronous transfer keeps the segment busy: it closes once done. */
 		if (flags & SCIF_RMA_USECACHE && !cached)
 			vcache_keep(ep, base, attr.len, iov.seg);

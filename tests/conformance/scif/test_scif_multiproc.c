@@ -10,7 +10,10 @@
  * registered towards two cards (where the provider lets one node import a
  * segment, caps.max_importers 1, the second card's RMA is ENXIO until the
  * first card is gone), and fork (the child does not inherit endpoints; where a
- * node is one process, ofi and pximc, its own context is EADDRINUSE).
+ * node is one process, ofi and pximc, its own context is EADDRINUSE), and the
+ * card's view of our windows after we unregister, or register anew at the same
+ * offset (the card reads our table by copy under XRMA_SCIF_PEER_TABLE=rma and
+ * on ofi: check_peer_table_rma.sh, run_conformance_on_ofi.sh).
  * Skipped on providers whose nodes share one process.
  */
 #include "tests/conformance/scif/scif_test.h"
@@ -33,7 +36,7 @@
 #define HOST_WIN 0x20000     /* the host's window, 4 pages */
 #define VICTIM_LEN (16u << 20)
 
-enum { CMD_CHECK = 1, CMD_WRITE_HOST, CMD_TRY_WRITE_HOST, CMD_QUIT };
+enum { CMD_CHECK = 1, CMD_WRITE_HOST, CMD_TRY_WRITE_HOST, CMD_TRY_READ_HOST, CMD_TRY_WRITE_AT, CMD_QUIT };
 
 /* ------------------------------------------------------------------ children */
 
@@ -94,6 +97,17 @@ static int card_main(int sock, const char *arg)
 			/* Synchronous; the host checks the answer: 0 or the errno. */
 			fixture_pattern(mem, 4 * PAGE, (uint8_t)seed, 0);
 			rc = scif_writeto(epd, CARD_WIN, 4 * PAGE, HOST_WIN, SCIF_RMA_SYNC);
+			PROC_CHECK(send_u64(epd, rc == 0 ? 0 : (uint64_t)errno) == 0);
+		} else if (cmd == CMD_TRY_WRITE_AT) {
+			/* seed: a page-aligned offset of the host's space | the pattern's seed. */
+			fixture_pattern(mem, 4 * PAGE, (uint8_t)seed, 0);
+			rc = scif_writeto(epd, CARD_WIN, 4 * PAGE, (off_t)(seed & ~(uint64_t)(PAGE - 1)), SCIF_RMA_SYNC);
+			PROC_CHECK(send_u64(epd, rc == 0 ? 0 : (uint64_t)errno) == 0);
+		} else if (cmd == CMD_TRY_READ_HOST) {
+			/* Synchronous; 0 or the errno, and a failed read leaves our pages alone. */
+			fixture_pattern(mem, 4 * PAGE, (uint8_t)seed, 0);
+			rc = scif_readfrom(epd, CARD_WIN, 4 * PAGE, HOST_WIN, SCIF_RMA_SYNC);
+			PROC_CHECK(rc == 0 || fixture_pattern_check(mem, 4 * PAGE, (uint8_t)seed, 0) == FIXTURE_MATCH);
 			PROC_CHECK(send_u64(epd, rc == 0 ? 0 : (uint64_t)errno) == 0);
 		}
 	}
@@ -341,6 +355,109 @@ static void test_scif_one_buffer_registered_towards_two_cards(void **state)
 	scif_test_free(mem);
 }
 
+/* Answer of a card to CMD_TRY_READ_HOST: 0 or its errno. */
+static uint64_t host_try_card_read(scif_epd_t epd, uint8_t seed)
+{
+	uint64_t answer = ~0ull;
+
+	host_cmd(epd, CMD_TRY_READ_HOST, seed);
+	assert_int_equal(recv_u64(epd, &answer), 0);
+	return answer;
+}
+
+/*
+ * Once our scif_unregister returned, the card's next RMA after our next message
+ * is ENXIO and touches nothing, whether it maps our table or reads a copy of it
+ * (XRMA_SCIF_PEER_TABLE=rma, ofi): the copy it used a moment ago is stale.
+ */
+static void test_scif_unregister_seen_by_peer(void **state)
+{
+	struct proc child;
+	scif_epd_t epd;
+	char *mem;
+
+	(void)state;
+	need_multiproc();
+	mem = scif_test_pages(4);
+	epd = card_start(&child, 1, "card");
+	assert_int_equal(scif_register(epd, mem, 4 * PAGE, HOST_WIN, RW, SCIF_MAP_FIXED), HOST_WIN);
+	for (uint8_t seed = 0xa0; seed < 0xa4; seed++) {
+		assert_int_equal(host_try_card_write(epd, seed), 0);
+		assert_int_equal(fixture_pattern_check(mem, 4 * PAGE, seed, 0), FIXTURE_MATCH);
+	}
+	assert_int_equal(host_try_card_read(epd, 0xa4), 0);
+	assert_scif_ok(scif_unregister(epd, HOST_WIN, 4 * PAGE));
+	/* The command is our message after the unregister. */
+	assert_int_equal(host_try_card_write(epd, 0xa5), ENXIO);
+	assert_int_equal(fixture_pattern_check(mem, 4 * PAGE, 0xa3, 0), FIXTURE_MATCH);
+	assert_int_equal(host_try_card_read(epd, 0xa6), ENXIO);
+	assert_int_equal(host_try_card_write(epd, 0xa7), ENXIO);
+	assert_int_equal(fixture_pattern_check(mem, 4 * PAGE, 0xa3, 0), FIXTURE_MATCH);
+	host_cmd(epd, CMD_QUIT, 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_scif_ok(scif_close(epd));
+	scif_test_free(mem);
+}
+
+/* Answer of a card to CMD_TRY_WRITE_AT (4 pages of seed to offset): 0 or its errno. */
+static uint64_t host_try_card_write_at(scif_epd_t epd, off_t offset, uint8_t seed)
+{
+	uint64_t answer = ~0ull;
+
+	host_cmd(epd, CMD_TRY_WRITE_AT, (uint64_t)offset | seed);
+	assert_int_equal(recv_u64(epd, &answer), 0);
+	return answer;
+}
+
+/*
+ * A different window registered at the offset of an unregistered one: the card's
+ * RMAs reach the new one, though the card's view of our table (a copy, where it
+ * reads it by RMA) was taken while the old one was there. The card never used the
+ * old windows, so their ranges are free at once (docs/scif.md, deferred deletion).
+ */
+static void test_scif_reregister_same_offset(void **state)
+{
+	enum { ROUNDS = 2 };
+	const off_t side = HOST_WIN, base = HOST_WIN + 0x100000;
+	char *old[ROUNDS], *fresh[ROUNDS], *other;
+	struct proc child;
+	scif_epd_t epd;
+
+	(void)state;
+	need_multiproc();
+	other = scif_test_pages(4);
+	epd = card_start(&child, 1, "card");
+	assert_int_equal(scif_register(epd, other, 4 * PAGE, side, RW, SCIF_MAP_FIXED), side);
+	for (int i = 0; i < ROUNDS; i++) {
+		old[i] = scif_test_pages(4);
+		fresh[i] = scif_test_pages(4);
+		fixture_pattern(old[i], 4 * PAGE, (uint8_t)(0xc0 + i), 0);
+		assert_int_equal(scif_register(epd, old[i], 4 * PAGE, base + i * 0x10000, RW, SCIF_MAP_FIXED),
+				 base + i * 0x10000);
+	}
+	for (int i = 0; i < ROUNDS; i++) {
+		off_t at = base + i * 0x10000;
+		uint8_t seed = (uint8_t)(0xd0 + i);
+
+		/* The card looks at our table now, with the old window at at. */
+		assert_int_equal(host_try_card_write_at(epd, side, (uint8_t)(0xb0 + i)), 0);
+		assert_int_equal(fixture_pattern_check(other, 4 * PAGE, (uint8_t)(0xb0 + i), 0), FIXTURE_MATCH);
+		assert_scif_ok(scif_unregister(epd, at, 4 * PAGE));
+		assert_int_equal(scif_register(epd, fresh[i], 4 * PAGE, at, RW, SCIF_MAP_FIXED), at);
+		assert_int_equal(host_try_card_write_at(epd, at, seed), 0);
+		assert_int_equal(fixture_pattern_check(fresh[i], 4 * PAGE, seed, 0), FIXTURE_MATCH);
+		assert_int_equal(fixture_pattern_check(old[i], 4 * PAGE, (uint8_t)(0xc0 + i), 0), FIXTURE_MATCH);
+	}
+	host_cmd(epd, CMD_QUIT, 0);
+	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
+	assert_scif_ok(scif_close(epd));
+	for (int i = 0; i < ROUNDS; i++) {
+		scif_test_free(old[i]);
+		scif_test_free(fresh[i]);
+	}
+	scif_test_free(other);
+}
+
 static void test_scif_peer_killed_mid_rma(void **state)
 {
 	char *mem;
@@ -422,6 +539,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_scif_two_processes),
 		cmocka_unit_test(test_scif_three_processes),
 		cmocka_unit_test(test_scif_one_buffer_registered_towards_two_cards),
+		cmocka_unit_test(test_scif_unregister_seen_by_peer),
+		cmocka_unit_test(test_scif_reregister_same_offset),
 		cmocka_unit_test(test_scif_peer_killed_mid_rma),
 		cmocka_unit_test(test_scif_fork_child_does_not_inherit_endpoints),
 	};
