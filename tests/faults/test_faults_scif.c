@@ -2,10 +2,10 @@
 /*
  * tests/faults/test_faults_scif.c: SCIF peers killed at the named points of libscif
  * (connect, accept, send, recv, register, writeto/readfrom, fence mark and signal, mmap,
- * close). The survivor is the host (node 0) and the victim a card (node 1) that walks
- * ten numbered steps. Whatever step the card dies in, the host's endpoint reports
+ * unregister, close). The survivor is the host (node 0) and the victim a card (node 1)
+ * that walks eleven numbered steps. Whatever step the card dies in, the host's endpoint reports
  * ECONNRESET (bytes sent before the death are received first) and SCIF_POLLHUP, the
- * listener goes on, and a fresh card on the same node id completes all ten steps
+ * listener goes on, and a fresh card on the same node id completes all the steps
  * (docs/scif.md, "Peer loss"; docs/reliability.md).
  */
 #include <errno.h>
@@ -28,7 +28,7 @@
 #define MSG_LEN 64
 #define HOST_NODE 0
 #define CARD_NODE 1
-#define STEPS 10
+#define STEPS 11
 #define RW (SCIF_PROT_READ | SCIF_PROT_WRITE)
 #define CARD_SEED 0x31
 #define HOST_SEED 0x52
@@ -51,7 +51,9 @@ static const struct faults_case cases[] = {
 	{ "scif.fence_mark.after_mark:2", SC_CARD, 7 },   /* step 5 marks first */
 	{ "scif.fence_signal.before_signal", SC_CARD, 8 },
 	{ "scif.mmap.after_map", SC_CARD, 9 },
-	{ "scif.close.after_teardown", SC_CARD, 10 },
+	/* The host reads the card's table by copy: the card dies before telling it. */
+	{ "scif.unregister.before_notice", SC_CARD, 10 },
+	{ "scif.close.after_teardown", SC_CARD, 11 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -76,7 +78,7 @@ static void *pages(size_t len)
 
 /* ------------------------------------------------------------------ the card */
 
-/* The card's ten steps on a connected endpoint. */
+/* The card's steps on a connected endpoint. */
 static int card_steps(int sock, scif_epd_t epd)
 {
 	char *mem = pages(WIN_LEN);
@@ -118,8 +120,10 @@ static int card_steps(int sock, scif_epd_t epd)
 		PROC_CHECK(errno == EOPNOTSUPP);
 	}
 	PROC_CHECK(faults_step_done(sock, 9) == 0);
-	PROC_CHECK(scif_close(epd) == 0);
+	PROC_CHECK(scif_unregister(epd, CARD_WIN, WIN_LEN) == 0);
 	PROC_CHECK(faults_step_done(sock, 10) == 0);
+	PROC_CHECK(scif_close(epd) == 0);
+	PROC_CHECK(faults_step_done(sock, 11) == 0);
 	munmap(mem, WIN_LEN);
 	return 0;
 }
@@ -325,6 +329,9 @@ static int survivor_main(int sock, const char *arg)
 
 	(void)sock;
 	PROC_CHECK(c != NULL && mem != NULL);
+	/* The unregister notice goes only to a peer reading the table by copy. */
+	if (!strcmp(c->point, "scif.unregister.before_notice"))
+		setenv("XRMA_SCIF_PEER_TABLE", "rma", 1);
 	listener = scif_open();
 	PROC_CHECK(listener >= 0);
 	p = scif_bind(listener, 0);
