@@ -58,14 +58,31 @@ void scif_bench_free(void *pages)
 	munmap(base, *(size_t *)base + SCIF_BENCH_PAGE);
 }
 
+/*
+ * Whether libscif's threads belong on their node's CPU. Over ofi the provider's
+ * progress thread is the only thing that moves a target's data (libfabric
+ * progresses only when called), as the raw baseline's target thread is: it
+ * stays on its node's CPU instead of landing beside the other node's spinning
+ * thread. Elsewhere they stay free to run on any CPU.
+ */
+static bool threads_follow_node(void)
+{
+	const char *prov = getenv("XRMA_PROVIDER");
+
+	return prov && !strcmp(prov, "ofi");
+}
+
 /* The card: connect, register its window, echo on request. */
 static int card_run(const struct card_args *a)
 {
 	struct scif_portID host = { .node = 0, .port = a->port };
-	scif_epd_t epd = scif_open();
+	scif_epd_t epd;
 	void *win = scif_bench_pages(a->window), *buf;
 	uint64_t cmd;
 
+	if (threads_follow_node())
+		bench_pin_thread(1);
+	epd = scif_open();
 	if (epd < 0 || scif_connect(epd, &host))
 		scif_bench_die("card: scif_connect");
 	/* Pinned once libscif's threads exist: they must stay free to run elsewhere. */
@@ -150,6 +167,8 @@ void scif_bench_start(char **argv, size_t window_len, struct scif_bench *b)
 	snprintf(fabric, sizeof(fabric), "scifbench-%ld", (long)getpid());
 	setenv("XRMA_FABRIC", fabric, 1);
 	setenv("XRMA_NODE_ID", "0", 1);
+	if (threads_follow_node())
+		bench_pin_thread(0);
 	listener = scif_open();
 	if (listener < 0 || (port = scif_bind(listener, 0)) < 0 || scif_listen(listener, 1))
 		scif_bench_die("host: listen");

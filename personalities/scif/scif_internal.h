@@ -220,8 +220,8 @@ void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all);
  * peer maps our table or is gone.
  */
 int xrma_scif_peer_notify(struct xrma_scif_ep *ep);
-/* 0 if a read of the peer's table succeeds (where it is read by RMA: a round trip). */
-int xrma_scif_peer_reachable(struct xrma_scif_ep *ep);
+/* 0 if a read of the peer's table succeeds, else its error (where it is read by RMA: a round trip). */
+int xrma_scif_peer_probe(struct xrma_scif_ep *ep);
 /* The number of RMAs the peer initiated so far. */
 int xrma_scif_peer_posted(struct xrma_scif_ep *ep, uint64_t *posted);
 /* Wait until the peer's RMAs up to target completed (ep->lock held). */

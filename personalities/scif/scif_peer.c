@@ -463,7 +463,7 @@ int xrma_scif_peer_notify(struct xrma_scif_ep *ep)
 	return ret;
 }
 
-int xrma_scif_peer_reachable(struct xrma_scif_ep *ep)
+int xrma_scif_peer_probe(struct xrma_scif_ep *ep)
 {
 	uint64_t seq;
 

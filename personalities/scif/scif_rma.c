@@ -105,7 +105,7 @@ static int rma_failure(struct xrma_scif_ep *ep, int ret)
 		return ret;
 	if (!xrma_conn_state(ep->conn, &state) && state == XRMA_CONN_DISCONNECTED)
 		return -XRMA_ECONNRESET;
-	if (!ep->peer_ras && xrma_scif_peer_reachable(ep))
+	if (!ep->peer_ras && xrma_scif_peer_probe(ep))
 		return -XRMA_ECONNRESET;
 	return ret;
 }
