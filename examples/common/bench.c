@@ -91,16 +91,14 @@ uint64_t bench_now_ns(void)
 void bench_idle_step(unsigned int *step)
 {
 	unsigned int n = (*step)++;
-	unsigned int shift = n - IDLE_YIELDS;
 	long us;
 
 	if (n < IDLE_YIELDS) {
 		sched_yield();
 		return;
 	}
-	us = shift >= 10 ? IDLE_SLEEP_MAX_US : 1L << shift;
-	if (us > IDLE_SLEEP_MAX_US)
-		us = IDLE_SLEEP_MAX_US;
+	/* 1, 2, 4 ... 512 us, then the most. */
+	us = n - IDLE_YIELDS >= 10 ? IDLE_SLEEP_MAX_US : 1L << (n - IDLE_YIELDS);
 	nanosleep(&(struct timespec){ .tv_sec = 0, .tv_nsec = us * 1000 }, NULL);
 }
 

@@ -76,17 +76,19 @@ static bool threads_follow_node(void)
 static int card_run(const struct card_args *a)
 {
 	struct scif_portID host = { .node = 0, .port = a->port };
+	bool pin_threads = threads_follow_node();
 	scif_epd_t epd;
 	void *win = scif_bench_pages(a->window), *buf;
 	uint64_t cmd;
 
-	if (threads_follow_node())
+	if (pin_threads)
 		bench_pin_thread(1);
 	epd = scif_open();
 	if (epd < 0 || scif_connect(epd, &host))
 		scif_bench_die("card: scif_connect");
-	/* Pinned once libscif's threads exist: they must stay free to run elsewhere. */
-	bench_pin_thread(1);
+	/* Otherwise pinned once libscif's threads exist: they stay free to run elsewhere. */
+	if (!pin_threads)
+		bench_pin_thread(1);
 	if (scif_register(epd, win, a->window, 0, SCIF_PROT_READ | SCIF_PROT_WRITE, SCIF_MAP_FIXED) != 0)
 		scif_bench_die("card: scif_register");
 	buf = scif_bench_pages(a->window);

@@ -174,6 +174,14 @@ void xrma_scif_backing_free(struct xrma_scif_backing *backing);
 
 /* scif_rma.c: let go of the SCIF_RMA_USECACHE registrations (ep->lock held). */
 void xrma_scif_vcache_drop(struct xrma_scif_ep *ep);
+/*
+ * xrma_dmaq_post on the endpoint's queue; a queue full of our asynchronous
+ * RMAs is drained (and its completions reaped) and the post tried again, since
+ * SCIF cannot refuse an RMA for want of room.
+ */
+int xrma_scif_dmaq_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct xrma_iov *iov,
+			size_t count, struct xrma_rseg *rseg, size_t offset, size_t len, uint64_t cookie,
+			uint32_t flags);
 
 /* scif_errors.c: the one table from core codes to errno. Sets errno, returns -1. */
 int xrma_scif_errno(int core);

@@ -420,17 +420,9 @@ static int peer_box_push(struct xrma_scif_ep *ep)
 {
 	struct xrma_iov iov = { .seg = ep->ras_seg, .offset = offsetof(struct xrma_scif_ras_shared, seq),
 				.len = sizeof(uint64_t) };
-	int ret;
 
-	ret = xrma_dmaq_post(ep->dmaq, XRMA_RMA_WRITE, &iov, 1, ep->peer_box_rseg, 0, iov.len, 0,
-			     XRMA_RMA_SYNC);
-	if (ret == -XRMA_EAGAIN) {
-		/* Our asynchronous RMAs fill the queue: let them drain, as rma_post does. */
-		xrma_dmaq_drain(ep->dmaq, XRMA_TIMEOUT_INFINITE);
-		ret = xrma_dmaq_post(ep->dmaq, XRMA_RMA_WRITE, &iov, 1, ep->peer_box_rseg, 0, iov.len, 0,
-				     XRMA_RMA_SYNC);
-	}
-	return ret;
+	return xrma_scif_dmaq_post(ep, XRMA_RMA_WRITE, &iov, 1, ep->peer_box_rseg, 0, iov.len, 0,
+				   XRMA_RMA_SYNC);
 }
 
 int xrma_scif_peer_notify(struct xrma_scif_ep *ep)

@@ -44,6 +44,21 @@ static void rma_reap(struct xrma_scif_ep *ep)
 			;
 }
 
+int xrma_scif_dmaq_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct xrma_iov *iov,
+			size_t count, struct xrma_rseg *rseg, size_t offset, size_t len, uint64_t cookie,
+			uint32_t flags)
+{
+	int ret = xrma_dmaq_post(ep->dmaq, op, iov, count, rseg, offset, len, cookie, flags);
+
+	if (ret == -XRMA_EAGAIN) {
+		/* Queue full: let it drain rather than fail an RMA SCIF cannot refuse. */
+		xrma_dmaq_drain(ep->dmaq, XRMA_TIMEOUT_INFINITE);
+		rma_reap(ep);
+		ret = xrma_dmaq_post(ep->dmaq, op, iov, count, rseg, offset, len, cookie, flags);
+	}
+	return ret;
+}
+
 static int rma_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct xrma_iov *iov,
 		    size_t count, uint64_t roffset, size_t len, int flags)
 {
@@ -70,15 +85,8 @@ static int rma_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct x
 
 		if (flags & SCIF_RMA_ORDERED && i == npieces - 1)
 			core |= XRMA_RMA_ORDERED;
-		ret = xrma_dmaq_post(ep->dmaq, op, part, nparts, rsegs[i], pieces[i].seg_offset,
-				     pieces[i].len, n, core);
-		if (ret == -XRMA_EAGAIN) {
-			/* Queue full: let it drain rather than fail an RMA SCIF cannot refuse. */
-			xrma_dmaq_drain(ep->dmaq, XRMA_TIMEOUT_INFINITE);
-			rma_reap(ep);
-			ret = xrma_dmaq_post(ep->dmaq, op, part, nparts, rsegs[i], pieces[i].seg_offset,
-					     pieces[i].len, n, core);
-		}
+		ret = xrma_scif_dmaq_post(ep, op, part, nparts, rsegs[i], pieces[i].seg_offset,
+					  pieces[i].len, n, core);
 		pos += pieces[i].len;
 		if (!ret)
 			XRMA_KILL_POINT(op == XRMA_RMA_WRITE ? "scif.writeto.mid_transfer" :

@@ -278,9 +278,9 @@ int ofi_cq_poll(struct ofi_ep *ep);
 /*
  * A thread other than the progress thread starts (on) or stops reading the
  * CQ itself for a while; calls nest. Meanwhile the progress thread leaves
- * the CQ to it (and stays awake, see progress_main).
+ * the CQ to it (and stays awake, see progress_main). The rma_driving op.
  */
-void ofi_drive(struct ofi_ep *ep, bool on);
+void ofi_drive(void *state, bool on);
 /* Whether the incarnation is known to be gone; its status in *status. */
 bool ofi_gone_locked(struct ofi_ep *ep, const struct xrma_prov_addr *addr, int *status);
 int ofi_progress_fd(void *state);
@@ -315,7 +315,6 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		 void (*done)(void *arg, int status), void *arg);
 /* Read completions from the calling thread (the core's driving waiter). */
 int ofi_rma_progress(void *state);
-void ofi_rma_driving(void *state, bool on);
 /* A transfer's completion (from ofi_cq_poll): status 0 or a negative XRMA_E*. */
 void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status);
 /* The owner's incarnation is gone: asynchronous transfers to it report XRMA_ELOST now. */

@@ -697,8 +697,10 @@ int ofi_cq_poll(struct ofi_ep *ep)
 	return n;
 }
 
-void ofi_drive(struct ofi_ep *ep, bool on)
+void ofi_drive(void *state, bool on)
 {
+	struct ofi_ep *ep = state;
+
 	atomic_fetch_add_explicit(&ep->driving, on ? 1 : -1, memory_order_relaxed);
 }
 

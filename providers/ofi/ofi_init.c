@@ -357,7 +357,7 @@ static const struct xrma_provider_ops ofi_ops = {
 	.rma = ofi_rma,
 	.rma_post = ofi_rma_post,
 	.rma_progress = ofi_rma_progress,
-	.rma_driving = ofi_rma_driving,
+	.rma_driving = ofi_drive,
 	.mem_register = ofi_mem_register,
 	.atomic = ofi_atomic,
 };

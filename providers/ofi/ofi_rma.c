@@ -423,11 +423,6 @@ int ofi_rma_progress(void *state)
 	return ofi_cq_poll(state);
 }
 
-void ofi_rma_driving(void *state, bool on)
-{
-	ofi_drive(state, on);
-}
-
 int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,
 	       uint64_t operand, uint64_t compare, uint64_t *old)
 {
