@@ -62,6 +62,9 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 	/* How long the progress thread keeps polling after traffic before it sleeps. */
 	[XRMA_CONFIG_OFI_PROGRESS_SPIN_US] = { "ofi.progress_spin_us", "ofi", "progress_spin_us",
 					       "XRMA_OFI_PROGRESS_SPIN_US", "1000" },
+	/* Transfers go out through an endpoint of their own, whose CQ needs no wait object. */
+	[XRMA_CONFIG_OFI_RMA_ENDPOINT] = { "ofi.rma_endpoint", "ofi", "rma_endpoint",
+					   "XRMA_OFI_RMA_ENDPOINT", "separate" },
 	/* The Dispatcher the pximc provider loads (a soname or a path), and the provider xrma's
 	 * own PXImc vendor library runs on ("": xrma.provider, or ntb where that is pximc). */
 	[XRMA_CONFIG_PXIMC_DISPATCHER] = { "pximc.dispatcher", "pximc", "dispatcher",

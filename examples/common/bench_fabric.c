@@ -8,6 +8,7 @@
  * initiator transfers (tcp and rxm progress only when called).
  */
 #include "bench_fabric.h"
+#include "local_port.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -260,14 +261,10 @@ const char *bench_fabric_provider(void)
  */
 static int hold_free_port(int *port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int fd = local_port_hold(port);
 
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(fd, (struct sockaddr *)&a, &len))
+	if (fd < 0)
 		fabric_die("a free port", errno);
-	*port = ntohs(a.sin_port);
 	return fd;
 }
 

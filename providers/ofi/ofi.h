@@ -5,6 +5,14 @@
  * there is RDMA hardware, shm on one host). One endpoint per node: a node is a
  * process listening at the host:port its line in the node file names.
  *
+ * Transfers and atomics leave through a second endpoint of the same domain
+ * (the initiator endpoint) whose CQ has no wait object: with tcp;ofi_rxm a CQ
+ * that can be slept on costs every completion a signal, and only the control
+ * endpoint needs to wake a sleeping process (incoming messages and incoming
+ * RMA). [ofi] rma_endpoint = shared, or a provider where a second endpoint
+ * cannot be made (FI_MR_ENDPOINT, no socket address, no CQ wait fd), posts
+ * them on the control endpoint instead.
+ *
  * Pieces, one file each:
  *  - ofi_init.c     open/close (fi_getinfo, fabric, domain, AV, CQ, endpoint),
  *                   the ops table;
@@ -209,6 +217,11 @@ struct ofi_ep {
 	struct fid_av *av;                   /* fixed */
 	struct fid_cq *cq;                   /* fixed */
 	struct fid_ep *ep;                   /* fixed */
+	struct fi_info *rma_info;            /* fixed: the initiator endpoint's, or NULL */
+	struct fid_ep *rma_ep;               /* fixed: where transfers are posted: the
+						initiator endpoint, or ep */
+	struct fid_cq *rma_cq;               /* fixed: rma_ep's CQ (cq when shared) */
+	bool rma_separate;                   /* fixed: rma_ep is not ep */
 	uint64_t mr_mode;                    /* fixed */
 	size_t iov_limit;                    /* fixed */
 	size_t max_chunk;                    /* fixed: bytes per RMA operation */
@@ -234,7 +247,12 @@ struct ofi_ep {
 	int cq_fd;                           /* fixed: the CQ's wait fd, or -1 (polled) */
 	int epfd;                            /* fixed: the progress thread's epoll */
 	pthread_mutex_t poll_lock;           /* one reader of the CQ at a time: keeps order */
-	atomic_int driving;                  /* threads other than ours reading the CQ now */
+	atomic_int driving;                  /* threads other than ours reading rma_cq now */
+	pthread_mutex_t rma_poll_lock;       /* one reader of a separate rma_cq at a time */
+	atomic_int rma_inflight;             /* transfer chunks and atomics not completed */
+	_Atomic uint64_t rma_moved_ns;       /* the last post or completion on rma_ep */
+	atomic_uint rma_epoch;               /* counts peers gone (peer_down_locked) */
+	atomic_uint rma_epoch_seen;          /* the count rma_ep was last polled for */
 	struct fid_mr *rx_mr;                /* fixed: FI_MR_LOCAL: the receive buffers */
 	pthread_t thread;                    /* fixed: the progress thread */
 	atomic_bool stop;
@@ -273,12 +291,14 @@ int ofi_control_start(struct ofi_ep *ep);
 void ofi_control_stop(struct ofi_ep *ep);
 /* Free buffers and sends once the endpoint is closed (no completion can come). */
 void ofi_control_release(struct ofi_ep *ep);
-/* Read and dispatch completions; returns how many were handled. Any thread. */
+/* Read and dispatch the control CQ's completions; returns how many. Any thread. */
 int ofi_cq_poll(struct ofi_ep *ep);
+/* The same for the CQ transfers complete in (the control CQ when shared). */
+int ofi_rma_cq_poll(struct ofi_ep *ep);
 /*
- * A thread other than the progress thread starts (on) or stops reading the
- * CQ itself for a while; calls nest. Meanwhile the progress thread leaves
- * the CQ to it (and stays awake, see progress_main). The rma_driving op.
+ * A thread other than the progress thread starts (on) or stops reading
+ * rma_cq itself for a while; calls nest. Meanwhile the progress thread leaves
+ * that CQ to it (and stays awake, see progress_main). The rma_driving op.
  */
 void ofi_drive(void *state, bool on);
 /* Whether the incarnation is known to be gone; its status in *status. */
@@ -319,6 +339,8 @@ int ofi_rma_progress(void *state);
 void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status);
 /* The owner's incarnation is gone: asynchronous transfers to it report XRMA_ELOST now. */
 void ofi_rma_owner_lost_locked(struct ofi_ep *ep, const struct xrma_prov_addr *owner);
+/* Poll a separate initiator endpoint once after peers left (or now, if force). */
+void ofi_rma_refresh(struct ofi_ep *ep, bool force);
 /* At close, after the endpoint: free asynchronous records whose chunks never completed. */
 void ofi_rma_release(struct ofi_ep *ep);
 

@@ -166,6 +166,8 @@ static void peer_down_locked(struct ofi_ep *ep, struct ofi_peer *peer, int statu
 			ep->gone_count++;
 		event_push_locked(ep, &addr, status, NULL, 0);
 		ofi_rma_owner_lost_locked(ep, &addr);
+		/* The initiator endpoint may hold a connection to it: have it noticed closed. */
+		atomic_fetch_add_explicit(&ep->rma_epoch, 1, memory_order_release);
 	}
 	peer->ep = 0;
 	peer->contact = false;
@@ -648,24 +650,26 @@ static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err)
 		tx_free((struct ofi_tx *)op);
 		break;
 	case OFI_OP_RMA:
+		atomic_fetch_sub_explicit(&ep->rma_inflight, 1, memory_order_relaxed);
+		atomic_store_explicit(&ep->rma_moved_ns, ofi_now_ns(), memory_order_relaxed);
 		ofi_rma_complete(ep, (struct ofi_rma_wait *)op, err);
 		break;
 	}
 }
 
-/* Read and dispatch; the caller holds poll_lock. */
-static int cq_poll_locked(struct ofi_ep *ep)
+/* Read and dispatch; the caller holds cq's poll lock. */
+static int cq_poll_locked(struct ofi_ep *ep, struct fid_cq *cq)
 {
 	struct fi_cq_data_entry entries[POLL_BATCH];
 	int handled = 0;
 
 	for (;;) {
-		ssize_t n = fi_cq_read(ep->cq, entries, POLL_BATCH);
+		ssize_t n = fi_cq_read(cq, entries, POLL_BATCH);
 
 		if (n == -FI_EAVAIL) {
 			struct fi_cq_err_entry err = { 0 };
 
-			if (fi_cq_readerr(ep->cq, &err, 0) == 1) {
+			if (fi_cq_readerr(cq, &err, 0) == 1) {
 				int code = err.err == FI_ECANCELED ? -XRMA_ECANCELED : ofi_error(-(int)err.err);
 
 				if (!code)
@@ -692,8 +696,22 @@ int ofi_cq_poll(struct ofi_ep *ep)
 	/* Someone else is polling: what they read they dispatch, in order. */
 	if (pthread_mutex_trylock(&ep->poll_lock))
 		return 0;
-	n = cq_poll_locked(ep);
+	n = cq_poll_locked(ep, ep->cq);
 	pthread_mutex_unlock(&ep->poll_lock);
+	return n;
+}
+
+int ofi_rma_cq_poll(struct ofi_ep *ep)
+{
+	int n;
+
+	if (!ep->rma_separate)
+		return ofi_cq_poll(ep);
+	/* Transfers complete in any order: a reader who finds the lock taken has nothing to keep. */
+	if (pthread_mutex_trylock(&ep->rma_poll_lock))
+		return 0;
+	n = cq_poll_locked(ep, ep->rma_cq);
+	pthread_mutex_unlock(&ep->rma_poll_lock);
 	return n;
 }
 
@@ -743,15 +761,30 @@ static uint64_t spin_window(const struct ofi_ep *ep, uint64_t window, uint64_t s
 }
 
 /*
+ * Whether transfers on a separate initiator endpoint need the progress thread
+ * to keep polling: some are in flight and one moved within the liveness
+ * timeout. Its CQ has no wait object, so the thread cannot sleep on it; a
+ * transfer stuck longer (an owner that died) is polled at QUEUE_RETRY_MS.
+ */
+static bool rma_busy(struct ofi_ep *ep, uint64_t now)
+{
+	uint64_t moved = atomic_load_explicit(&ep->rma_moved_ns, memory_order_relaxed);
+
+	return ep->rma_separate && atomic_load_explicit(&ep->rma_inflight, memory_order_relaxed) > 0 &&
+	       age_ns(now, moved) < (uint64_t)ep->liveness_ms * 1000000ull;
+}
+
+/*
  * The progress thread. tcp and rxm move data only when someone polls, and on
  * a busy host waking a sleeping thread costs more than the message, so after
  * traffic the thread keeps polling for a window (progress_spin_ns, grown by
  * spin_window while traffic keeps cutting its sleeps short), yielding
  * between polls so that threads sharing its CPU (an application spinning on
- * memory the peer writes) still run; then it sleeps on the CQ's wait fd.
- * While an application thread drives the CQ itself (ofi_drive) it leaves the
- * CQ to that thread but does not sleep: the driver may stop at any moment and
- * a reply may follow.
+ * memory the peer writes) still run; then it sleeps on the control CQ's wait
+ * fd. While an application thread drives the transfers' CQ itself
+ * (ofi_drive) the thread leaves that CQ to it but does not sleep: the driver
+ * may stop at any moment and a reply may follow. Transfers on a separate
+ * initiator endpoint keep it polling while they move (rma_busy).
  */
 static void *progress_main(void *arg)
 {
@@ -762,17 +795,22 @@ static void *progress_main(void *arg)
 
 	while (!atomic_load(&ep->stop)) {
 		bool driven = atomic_load_explicit(&ep->driving, memory_order_relaxed) != 0;
+		bool inflight = ep->rma_separate &&
+				atomic_load_explicit(&ep->rma_inflight, memory_order_relaxed) > 0;
 		struct epoll_event ev[2];
 		uint64_t now;
 		bool queued;
 		int n = 0;
 
-		/* Never wait for the lock: whoever holds it dispatches what it reads, in order. */
-		if (!driven && !pthread_mutex_trylock(&ep->poll_lock)) {
-			n = cq_poll_locked(ep);
+		/* Never wait for a lock: whoever holds it dispatches what it reads, in order. */
+		if ((ep->rma_separate || !driven) && !pthread_mutex_trylock(&ep->poll_lock)) {
+			n = cq_poll_locked(ep, ep->cq);
 			rx_repost_locked(ep);
 			pthread_mutex_unlock(&ep->poll_lock);
 		}
+		if (inflight && !driven)
+			n += ofi_rma_cq_poll(ep);
+		ofi_rma_refresh(ep, false);
 		pthread_mutex_lock(&ep->lock);
 		now = ofi_now_ns();
 		queued = flush_queues_locked(ep, now);
@@ -783,7 +821,7 @@ static void *progress_main(void *arg)
 		if (n)
 			continue;
 		/* Not asleep while a driver reads the CQ: it may stop at once, and a reply may follow. */
-		if (driven || now < spin_until) {
+		if (driven || now < spin_until || rma_busy(ep, now)) {
 			sched_yield();
 			continue;
 		}
@@ -793,9 +831,9 @@ static void *progress_main(void *arg)
 			/* Only sleep when libfabric says nothing is left to progress. */
 			if (fi_trywait(ep->fabric, fids, 1) != FI_SUCCESS)
 				continue;
-			/* Sends waiting for a connection are retried soon, not at the next beat. */
+			/* Sends waiting for a connection, and stuck transfers, are retried soon. */
 			slept_at = now;
-			n = epoll_wait(ep->epfd, ev, 2, queued ? QUEUE_RETRY_MS : beat_ms);
+			n = epoll_wait(ep->epfd, ev, 2, queued || inflight ? QUEUE_RETRY_MS : beat_ms);
 		} else {
 			/* No wait object: poll with a pause that grows while idle. */
 			struct timespec ts = { .tv_sec = 0, .tv_nsec = pause_ns };

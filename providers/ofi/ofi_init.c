@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
@@ -94,9 +96,9 @@ static struct fi_info *ofi_hints(const char *prov, const char *iface, bool atomi
 }
 
 static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, const char **nodes,
-			   const char **iface)
+			   const char **iface, bool *separate)
 {
-	const char *prov = xrma_config_value(cfg, XRMA_CONFIG_OFI_PROVIDER);
+	const char *prov = xrma_config_value(cfg, XRMA_CONFIG_OFI_PROVIDER), *rma_endpoint;
 	uint64_t ms;
 
 	if (!prov || !*prov || strlen(prov) >= sizeof(ep->prov_name)) {
@@ -114,6 +116,12 @@ static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, con
 		return -XRMA_ECONFIG;
 	}
 	ep->progress_spin_ns = ms * 1000;
+	rma_endpoint = xrma_config_value(cfg, XRMA_CONFIG_OFI_RMA_ENDPOINT);
+	if (!rma_endpoint || (strcmp(rma_endpoint, "separate") && strcmp(rma_endpoint, "shared"))) {
+		ofi_detail("ofi: ofi.rma_endpoint must be 'separate' or 'shared'");
+		return -XRMA_ECONFIG;
+	}
+	*separate = !strcmp(rma_endpoint, "separate");
 	*nodes = xrma_config_value(cfg, XRMA_CONFIG_OFI_NODES);
 	*iface = xrma_config_value(cfg, XRMA_CONFIG_OFI_IFACE);
 	if (!*nodes || !**nodes) {
@@ -199,8 +207,84 @@ fail:
 	return ofi_error(ret);
 }
 
+/* ep's fi_info with the port left to the system: the initiator endpoint is never addressed. */
+static struct fi_info *info_any_port(const struct fi_info *info)
+{
+	struct fi_info *dup;
+
+	if (!info->src_addr || (info->addr_format != FI_SOCKADDR_IN &&
+				info->addr_format != FI_SOCKADDR_IN6 && info->addr_format != FI_SOCKADDR))
+		return NULL;
+	dup = fi_dupinfo(info);
+	if (!dup)
+		return NULL;
+	switch (((struct sockaddr *)dup->src_addr)->sa_family) {
+	case AF_INET:
+		((struct sockaddr_in *)dup->src_addr)->sin_port = 0;
+		return dup;
+	case AF_INET6:
+		((struct sockaddr_in6 *)dup->src_addr)->sin6_port = 0;
+		return dup;
+	default:
+		fi_freeinfo(dup);
+		return NULL;
+	}
+}
+
+static void ofi_close_initiator(struct ofi_ep *ep)
+{
+	if (ep->rma_separate) {
+		fi_close(&ep->rma_ep->fid);
+		fi_close(&ep->rma_cq->fid);
+	}
+	if (ep->rma_info)
+		fi_freeinfo(ep->rma_info);
+	ep->rma_info = NULL;
+	ep->rma_ep = ep->ep;
+	ep->rma_cq = ep->cq;
+	ep->rma_separate = false;
+}
+
+/*
+ * The initiator endpoint (ofi.h says why), where wanted and possible; else
+ * transfers share the control endpoint. Never an error: it only saves time.
+ */
+static void ofi_open_initiator(struct ofi_ep *ep, bool wanted)
+{
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA, .size = 1024,
+				      .wait_obj = FI_WAIT_NONE };
+	struct fid_ep *rma_ep = NULL;
+	struct fid_cq *rma_cq = NULL;
+
+	ep->rma_ep = ep->ep;
+	ep->rma_cq = ep->cq;
+	ep->rma_separate = false;
+	/* Without a wait fd there is no signal to save; FI_MR_ENDPOINT would bind memory twice. */
+	if (!wanted || ep->cq_fd < 0 || (ep->mr_mode & FI_MR_ENDPOINT))
+		return;
+	ep->rma_info = info_any_port(ep->info);
+	if (!ep->rma_info)
+		return;
+	if (fi_cq_open(ep->domain, &cq_attr, &rma_cq, NULL) ||
+	    fi_endpoint(ep->domain, ep->rma_info, &rma_ep, NULL) ||
+	    fi_ep_bind(rma_ep, &ep->av->fid, 0) ||
+	    fi_ep_bind(rma_ep, &rma_cq->fid, FI_TRANSMIT | FI_RECV) || fi_enable(rma_ep)) {
+		if (rma_ep)
+			fi_close(&rma_ep->fid);
+		if (rma_cq)
+			fi_close(&rma_cq->fid);
+		fi_freeinfo(ep->rma_info);
+		ep->rma_info = NULL;
+		return;
+	}
+	ep->rma_ep = rma_ep;
+	ep->rma_cq = rma_cq;
+	ep->rma_separate = true;
+}
+
 static void ofi_close_objects(struct ofi_ep *ep)
 {
+	ofi_close_initiator(ep);
 	if (ep->ep)
 		fi_close(&ep->ep->fid);
 	if (ep->cq)
@@ -223,6 +307,7 @@ static void ofi_free(struct ofi_ep *ep)
 	pthread_mutex_destroy(&ep->names_lock);
 	pthread_mutex_destroy(&ep->mem_lock);
 	pthread_mutex_destroy(&ep->poll_lock);
+	pthread_mutex_destroy(&ep->rma_poll_lock);
 	free(ep->peers);
 	free(ep);
 }
@@ -233,6 +318,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	struct ofi_peer *me;
 	struct ofi_ep *ep;
 	uint32_t incarnation = 0;
+	bool separate;
 	int ret;
 
 	if (!args || !args->config || !args->upcalls || !state || !self)
@@ -253,7 +339,10 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	ep->epfd = -1;
 	ep->cq_fd = -1;
 	pthread_mutex_init(&ep->poll_lock, NULL);
+	pthread_mutex_init(&ep->rma_poll_lock, NULL);
 	atomic_init(&ep->driving, 0);
+	atomic_init(&ep->rma_inflight, 0);
+	atomic_init(&ep->rma_moved_ns, 0);
 	{
 		pthread_condattr_t ca;
 
@@ -263,7 +352,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 		pthread_cond_init(&ep->req_cond, &ca);
 		pthread_condattr_destroy(&ca);
 	}
-	if ((ret = ofi_read_config(ep, args->config, &nodes, &iface)))
+	if ((ret = ofi_read_config(ep, args->config, &nodes, &iface, &separate)))
 		goto err_free;
 	if ((ret = ofi_nodes_load(ep, nodes)))
 		goto err_free;
@@ -297,6 +386,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 				   me->host, me->port, xrma_strerror(ret));
 		goto err_objects;
 	}
+	ofi_open_initiator(ep, separate);
 	ofi_probe_atomics(ep);
 	if ((ret = ofi_control_start(ep)))
 		goto err_objects;
@@ -307,6 +397,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	return 0;
 
 err_objects:
+	ofi_close_initiator(ep);
 	if (ep->ep) {
 		fi_close(&ep->ep->fid);
 		ep->ep = NULL;
@@ -328,6 +419,8 @@ static void ofi_close(void *state)
 	/* Memory the core left registered (it frees everything first; this is a backstop). */
 	while (ep->mems)
 		ofi_mem_free(ep, (struct xrma_prov_mem *)ep->mems);
+	/* Transfers' endpoint first: what it still has in flight is cancelled, not completed. */
+	ofi_close_initiator(ep);
 	if (ep->ep) {
 		fi_close(&ep->ep->fid);
 		ep->ep = NULL;

@@ -28,6 +28,8 @@
 #define WAIT_SLICE_MS 50
 /* A post refused this many times in a row checks its owner's liveness and its time. */
 #define POST_CHECK_EVERY 256u
+/* Polls of the initiator endpoint after a peer left (ofi_rma_refresh). */
+#define REFRESH_POLLS 8
 
 struct rma_wait_ext {
 	struct ofi_rma_wait w;
@@ -94,8 +96,9 @@ void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status)
 	bool async = w->done != NULL, last, abandoned;
 
 	pthread_mutex_lock(&w->lock);
+	/* XRMA_ECANCELED stays as it is: rma_run retries such a transfer (rma_refresh). */
 	if (status && !w->status)
-		w->status = status == -XRMA_ECANCELED ? -XRMA_ETRANSFER : status;
+		w->status = status;
 	last = atomic_fetch_sub(&w->pending, 1) == 1;
 	abandoned = w->abandoned;
 	if (last)
@@ -158,7 +161,7 @@ static int wait_all(struct ofi_ep *ep, struct rma_wait_ext *x, const struct xrma
 
 	ofi_drive(ep, true);
 	for (int spin = 0; spin < OFI_SPIN && atomic_load(&w->pending); spin++)
-		ofi_cq_poll(ep);
+		ofi_rma_cq_poll(ep);
 	ofi_drive(ep, false);
 	pthread_mutex_lock(&w->lock);
 	while (atomic_load(&w->pending)) {
@@ -205,7 +208,7 @@ static int piece_desc(struct ofi_ep *ep, struct rma_wait_ext *x, void *addr, siz
 static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, unsigned int tries,
 		      uint64_t *since)
 {
-	ofi_cq_poll(ep);
+	ofi_rma_cq_poll(ep);
 	if (tries % POST_CHECK_EVERY)
 		return 0;
 	if (!*since)
@@ -217,23 +220,58 @@ static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, uns
 	return 0;
 }
 
+/*
+ * One operation is about to be posted on rma_ep (on), or its post failed
+ * (off): the progress thread polls a separate rma_cq while any is in flight.
+ * Its completion takes the count back down (complete_one).
+ */
+static void rma_inflight(struct ofi_ep *ep, bool on)
+{
+	atomic_fetch_add_explicit(&ep->rma_inflight, on ? 1 : -1, memory_order_relaxed);
+	if (on)
+		atomic_store_explicit(&ep->rma_moved_ns, ofi_now_ns(), memory_order_relaxed);
+}
+
+/*
+ * A peer that went away may have left the initiator endpoint a connection to
+ * its address, which libfabric notices closed only while polling that
+ * endpoint; a transfer to the node's next incarnation posted on it would be
+ * cancelled. So after each departure (rma_epoch) the endpoint is polled
+ * before the next post (and by the progress thread), and a synchronous
+ * transfer cancelled all the same is posted once more (rma_run).
+ */
+void ofi_rma_refresh(struct ofi_ep *ep, bool force)
+{
+	unsigned int epoch = atomic_load_explicit(&ep->rma_epoch, memory_order_acquire);
+
+	if (!ep->rma_separate ||
+	    (!force && atomic_load_explicit(&ep->rma_epoch_seen, memory_order_relaxed) == epoch))
+		return;
+	for (int i = 0; i < REFRESH_POLLS; i++)
+		ofi_rma_cq_poll(ep);
+	atomic_store_explicit(&ep->rma_epoch_seen, epoch, memory_order_relaxed);
+}
+
 /* Post one chunk, retrying (bounded) while the provider asks for progress. */
 static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner, enum xrma_rma_op op,
 		      struct fi_msg_rma *msg)
 {
 	uint64_t since = 0;
 
+	rma_inflight(ep, true);
 	for (unsigned int tries = 1;; tries++) {
 		ssize_t ret = op == XRMA_RMA_WRITE
-				      ? fi_writemsg(ep->ep, msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
-				      : fi_readmsg(ep->ep, msg, FI_COMPLETION);
+				      ? fi_writemsg(ep->rma_ep, msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
+				      : fi_readmsg(ep->rma_ep, msg, FI_COMPLETION);
 		int gave_up;
 
-		if (ret != -FI_EAGAIN)
-			return ret ? ofi_error((int)ret) : 0;
-		gave_up = post_retry(ep, owner, tries, &since);
-		if (gave_up)
+		if (!ret)
+			return 0;
+		gave_up = ret == -FI_EAGAIN ? post_retry(ep, owner, tries, &since) : ofi_error((int)ret);
+		if (gave_up) {
+			rma_inflight(ep, false);
 			return gave_up;
+		}
 	}
 }
 
@@ -249,6 +287,7 @@ static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
 	size_t piece = 0, piece_off = 0, done = 0;
 	int ret = 0;
 
+	ofi_rma_refresh(ep, false);
 	while (done < total && !ret) {
 		struct iovec chunk[8];
 		void *desc[8] = { NULL };
@@ -303,19 +342,26 @@ static size_t tmp_max(const struct ofi_ep *ep, size_t count)
 static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, fi_addr_t addr,
 		   size_t offset, const struct iovec *iov, size_t count, size_t total)
 {
-	struct rma_wait_ext *x = wait_new(tmp_max(ep, count));
-	int ret;
+	for (int attempt = 0;; attempt++) {
+		struct rma_wait_ext *x = wait_new(tmp_max(ep, count));
+		int ret;
 
-	if (!x)
-		return -XRMA_ENOMEM;
-	ret = rma_start(ep, op, r, addr, offset, iov, count, total, x);
-	if (ret) {
-		/* What was posted must still complete before the record can go. */
-		int waited = wait_all(ep, x, &r->owner, NULL);
+		if (!x)
+			return -XRMA_ENOMEM;
+		ret = rma_start(ep, op, r, addr, offset, iov, count, total, x);
+		if (ret) {
+			/* What was posted must still complete before the record can go. */
+			int waited = wait_all(ep, x, &r->owner, NULL);
 
-		return waited == -XRMA_ELOST ? waited : ret;
+			return waited == -XRMA_ELOST ? waited : ret;
+		}
+		ret = wait_all(ep, x, &r->owner, NULL);
+		/* Cancelled while its owner lives: a connection closed under it (ofi_rma_refresh). */
+		if (ret != -XRMA_ECANCELED || attempt || !ep->rma_separate ||
+		    owner_status(ep, &r->owner, NULL))
+			return ret;
+		ofi_rma_refresh(ep, true);
 	}
-	return wait_all(ep, x, &r->owner, NULL);
 }
 
 /* Cut a vector at byte at: what lies before into head, the rest into tail. */
@@ -420,7 +466,7 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 
 int ofi_rma_progress(void *state)
 {
-	return ofi_cq_poll(state);
+	return ofi_rma_cq_poll(state);
 }
 
 int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,
@@ -462,26 +508,30 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	}
 	desc[1] = desc[2] = desc[0];
 	raddr = r->key.base + offset;
+	ofi_rma_refresh(ep, false);
 	atomic_store(&x->w.pending, 1);
+	rma_inflight(ep, true);
 	for (unsigned int tries = 1;; tries++) {
 		int gave_up;
 
 		if (fop == FI_CSWAP)
-			sret = fi_compare_atomic(ep->ep, &x->operand, 1, desc[0], &x->compare, desc[1],
+			sret = fi_compare_atomic(ep->rma_ep, &x->operand, 1, desc[0], &x->compare, desc[1],
 						 &x->result, desc[2], addr, raddr, r->key.mr_key,
 						 FI_UINT64, fop, &x->w.op);
 		else
-			sret = fi_fetch_atomic(ep->ep, &x->operand, 1, desc[0], &x->result, desc[2],
+			sret = fi_fetch_atomic(ep->rma_ep, &x->operand, 1, desc[0], &x->result, desc[2],
 					       addr, raddr, r->key.mr_key, FI_UINT64, fop, &x->w.op);
 		if (sret != -FI_EAGAIN)
 			break;
 		gave_up = post_retry(ep, &r->owner, tries, &since);
 		if (gave_up) {
+			rma_inflight(ep, false);
 			wait_free(x);
 			return gave_up;
 		}
 	}
 	if (sret) {
+		rma_inflight(ep, false);
 		wait_free(x);
 		return transfer_status(ofi_error((int)sret));
 	}

@@ -6,6 +6,7 @@
  * the tests can observe, so a broken core fails a test instead of hanging it.
  */
 #include "tests/helpers/fixture.h"
+#include "examples/common/local_port.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -551,14 +552,10 @@ int fixture_write_file(char *path, size_t len, const char *contents)
 
 int fixture_free_tcp_port(void)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+	int port, fd = local_port_hold(&port);
 
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
+	if (fd < 0)
+		return -1;
+	close(fd);
 	return port;
 }

@@ -7,7 +7,8 @@
  * nobody listens on, and leaves node 7 out. Covered: export/import and RMA both
  * ways, mapping refused, atomics (when the libfabric provider has them), a
  * connection's byte stream, interrupts, name look-ups, unknown and silent
- * nodes answered within a bound, a second context on a node refused, a peer
+ * nodes answered within a bound, a second context on a node refused, the
+ * exchange again with transfers on the control endpoint (rma_endpoint = shared), a peer
  * SIGKILLed and one closing in order, and two hosts made of two network
  * namespaces joined by a veth pair (root only; skipped with a message), with a
  * DMA exchange through the core API, one through SISCI (SCIStartDmaTransfer;
@@ -976,10 +977,32 @@ static void test_two_hosts_in_network_namespaces(void **state)
 	setenv("XRMA_OFI_NODES", nodes_path, 1);
 }
 
+/* The same exchange with transfers posted on the control endpoint ([ofi] rma_endpoint). */
+static int test_up_shared_endpoint(void **state)
+{
+	setenv("XRMA_OFI_RMA_ENDPOINT", "shared", 1);   /* the child inherits it */
+	return test_up(state);
+}
+
+static int test_down_shared_endpoint(void **state)
+{
+	int ret = test_down(state);
+
+	unsetenv("XRMA_OFI_RMA_ENDPOINT");
+	return ret;
+}
+
+static void test_export_import_rma_on_shared_endpoint(void **state)
+{
+	test_export_import_rma_both_directions(state);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_export_import_rma_both_directions, test_up, test_down),
+		cmocka_unit_test_setup_teardown(test_export_import_rma_on_shared_endpoint,
+						test_up_shared_endpoint, test_down_shared_endpoint),
 		cmocka_unit_test_setup_teardown(test_connection_byte_stream, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_interrupts_as_messages, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_lookups_and_unknown_or_silent_nodes, test_up, test_down),
