@@ -251,6 +251,8 @@ struct ofi_ep {
 	pthread_mutex_t rma_poll_lock;       /* one reader of a separate rma_cq at a time */
 	atomic_int rma_inflight;             /* transfer chunks and atomics not completed */
 	_Atomic uint64_t rma_moved_ns;       /* the last post or completion on rma_ep */
+	atomic_uint rma_posts;               /* counts posts on a separate rma_ep */
+	atomic_bool progress_asleep;         /* the progress thread is (about to be) in epoll_wait */
 	atomic_uint rma_epoch;               /* counts peers gone (peer_down_locked) */
 	atomic_uint rma_epoch_seen;          /* the count rma_ep was last polled for */
 	struct fid_mr *rx_mr;                /* fixed: FI_MR_LOCAL: the receive buffers */
@@ -301,6 +303,8 @@ int ofi_rma_cq_poll(struct ofi_ep *ep);
  * that CQ to it (and stays awake, see progress_main). The rma_driving op.
  */
 void ofi_drive(void *state, bool on);
+/* Wake the progress thread if it sleeps: a separate rma_cq has no fd to do it. */
+void ofi_progress_kick(struct ofi_ep *ep);
 /* Whether the incarnation is known to be gone; its status in *status. */
 bool ofi_gone_locked(struct ofi_ep *ep, const struct xrma_prov_addr *addr, int *status);
 int ofi_progress_fd(void *state);

@@ -56,6 +56,11 @@ static void wake_fd(int fd)
 	}
 }
 
+void ofi_progress_kick(struct ofi_ep *ep)
+{
+	wake_fd(ep->wake_fd);
+}
+
 static int event_push_locked(struct ofi_ep *ep, const struct xrma_prov_addr *addr, int status,
 			     const void *data, size_t len)
 {
@@ -827,13 +832,21 @@ static void *progress_main(void *arg)
 		}
 		if (ep->cq_fd >= 0) {
 			struct fid *fids[1] = { &ep->cq->fid };
+			unsigned int posts = atomic_load(&ep->rma_posts);
 
 			/* Only sleep when libfabric says nothing is left to progress. */
 			if (fi_trywait(ep->fabric, fids, 1) != FI_SUCCESS)
 				continue;
+			/* A transfer posted after this finds us asleep and kicks us (rma_inflight). */
+			atomic_store(&ep->progress_asleep, true);
+			if (atomic_load(&ep->rma_posts) != posts) {
+				atomic_store(&ep->progress_asleep, false);
+				continue;
+			}
 			/* Sends waiting for a connection, and stuck transfers, are retried soon. */
 			slept_at = now;
 			n = epoll_wait(ep->epfd, ev, 2, queued || inflight ? QUEUE_RETRY_MS : beat_ms);
+			atomic_store(&ep->progress_asleep, false);
 		} else {
 			/* No wait object: poll with a pause that grows while idle. */
 			struct timespec ts = { .tv_sec = 0, .tv_nsec = pause_ns };

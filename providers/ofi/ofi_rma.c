@@ -223,13 +223,22 @@ static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, uns
 /*
  * One operation is about to be posted on rma_ep (on), or its post failed
  * (off): the progress thread polls a separate rma_cq while any is in flight.
- * Its completion takes the count back down (complete_one).
+ * Its completion takes the count back down (complete_one). A post counts
+ * itself before it looks whether the thread sleeps, and the thread announces
+ * its sleep before it looks at the count one last time (progress_main), so
+ * one of the two sees the other.
  */
 static void rma_inflight(struct ofi_ep *ep, bool on)
 {
 	atomic_fetch_add_explicit(&ep->rma_inflight, on ? 1 : -1, memory_order_relaxed);
-	if (on)
-		atomic_store_explicit(&ep->rma_moved_ns, ofi_now_ns(), memory_order_relaxed);
+	if (!on)
+		return;
+	atomic_store_explicit(&ep->rma_moved_ns, ofi_now_ns(), memory_order_relaxed);
+	if (ep->rma_separate) {
+		atomic_fetch_add(&ep->rma_posts, 1);
+		if (atomic_load(&ep->progress_asleep))
+			ofi_progress_kick(ep);
+	}
 }
 
 /*
