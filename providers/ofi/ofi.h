@@ -254,6 +254,7 @@ struct ofi_ep {
 	atomic_uint rma_posts;               /* counts posts on a separate rma_ep */
 	atomic_bool progress_asleep;         /* the progress thread is (about to be) in epoll_wait */
 	atomic_uint rma_epoch;               /* counts peers gone (peer_down_locked) */
+	_Atomic uint64_t rma_departed_ns;    /* when the last one went */
 	atomic_uint rma_epoch_seen;          /* the count rma_ep was last polled for */
 	struct fid_mr *rx_mr;                /* fixed: FI_MR_LOCAL: the receive buffers */
 	pthread_t thread;                    /* fixed: the progress thread */

@@ -42,6 +42,12 @@
 #define PROBE_NOW_MS 500
 /* How soon the progress thread retries sends libfabric refused (a connection being made). */
 #define QUEUE_RETRY_MS 1
+/*
+ * How long the progress thread polls the initiator endpoint after a peer
+ * left: ofi_rxm handles connection events (a peer's connection closing) at
+ * intervals of 10 ms by default.
+ */
+#define OFI_DEPARTED_POLL_NS 50000000ull
 /* The most the progress thread's polling window grows to, in multiples of progress_spin_us. */
 #define OFI_SPIN_WINDOW_GROWTH 16
 
@@ -172,6 +178,7 @@ static void peer_down_locked(struct ofi_ep *ep, struct ofi_peer *peer, int statu
 		event_push_locked(ep, &addr, status, NULL, 0);
 		ofi_rma_owner_lost_locked(ep, &addr);
 		/* The initiator endpoint may hold a connection to it: have it noticed closed. */
+		atomic_store_explicit(&ep->rma_departed_ns, ofi_now_ns(), memory_order_relaxed);
 		atomic_fetch_add_explicit(&ep->rma_epoch, 1, memory_order_release);
 	}
 	peer->ep = 0;
@@ -765,6 +772,14 @@ static uint64_t spin_window(const struct ofi_ep *ep, uint64_t window, uint64_t s
 	return window * 2 > max ? max : window * 2;
 }
 
+/* Whether a peer left within OFI_DEPARTED_POLL_NS (see ofi_rma_refresh). */
+static bool departed_recently(struct ofi_ep *ep, uint64_t now)
+{
+	uint64_t at = atomic_load_explicit(&ep->rma_departed_ns, memory_order_relaxed);
+
+	return ep->rma_separate && at && age_ns(now, at) < OFI_DEPARTED_POLL_NS;
+}
+
 /*
  * Whether transfers on a separate initiator endpoint need the progress thread
  * to keep polling: some are in flight and one moved within the liveness
@@ -813,14 +828,15 @@ static void *progress_main(void *arg)
 			rx_repost_locked(ep);
 			pthread_mutex_unlock(&ep->poll_lock);
 		}
-		if (inflight && !driven)
-			n += ofi_rma_cq_poll(ep);
 		ofi_rma_refresh(ep, false);
 		pthread_mutex_lock(&ep->lock);
 		now = ofi_now_ns();
 		queued = flush_queues_locked(ep, now);
 		liveness_locked(ep, now);
 		pthread_mutex_unlock(&ep->lock);
+		/* Transfers in flight, or connections of peers that just left to notice closed. */
+		if (!driven && (inflight || departed_recently(ep, now)))
+			n += ofi_rma_cq_poll(ep);
 		if (n || driven)
 			spin_until = now + window;
 		if (n)

@@ -246,8 +246,9 @@ static void rma_inflight(struct ofi_ep *ep, bool on)
  * its address, which libfabric notices closed only while polling that
  * endpoint; a transfer to the node's next incarnation posted on it would be
  * cancelled. So after each departure (rma_epoch) the endpoint is polled
- * before the next post (and by the progress thread), and a synchronous
- * transfer cancelled all the same is posted once more (rma_run).
+ * before the next post, the progress thread polls it for a while
+ * (progress_main), and a synchronous transfer cancelled all the same is
+ * posted again (rma_run).
  */
 void ofi_rma_refresh(struct ofi_ep *ep, bool force)
 {
@@ -351,8 +352,11 @@ static size_t tmp_max(const struct ofi_ep *ep, size_t count)
 static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, fi_addr_t addr,
 		   size_t offset, const struct iovec *iov, size_t count, size_t total)
 {
-	for (int attempt = 0;; attempt++) {
+	uint64_t give_up = 0;
+
+	for (;;) {
 		struct rma_wait_ext *x = wait_new(tmp_max(ep, count));
+		uint64_t now;
 		int ret;
 
 		if (!x)
@@ -365,9 +369,18 @@ static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, f
 			return waited == -XRMA_ELOST ? waited : ret;
 		}
 		ret = wait_all(ep, x, &r->owner, NULL);
-		/* Cancelled while its owner lives: a connection closed under it (ofi_rma_refresh). */
-		if (ret != -XRMA_ECANCELED || attempt || !ep->rma_separate ||
-		    owner_status(ep, &r->owner, NULL))
+		/*
+		 * Cancelled while its owner lives: a connection closed under it
+		 * (ofi_rma_refresh). libfabric may take a while to notice (ofi_rxm
+		 * handles connection events at intervals), so again until it does,
+		 * for at most the liveness timeout.
+		 */
+		if (ret != -XRMA_ECANCELED || !ep->rma_separate || owner_status(ep, &r->owner, NULL))
+			return ret;
+		now = ofi_now_ns();
+		if (!give_up)
+			give_up = now + (uint64_t)ep->liveness_ms * 1000000ull;
+		else if (now > give_up)
 			return ret;
 		ofi_rma_refresh(ep, true);
 	}

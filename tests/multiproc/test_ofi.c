@@ -854,6 +854,7 @@ static void test_peer_killed_survivor_sees_lost(void **state)
 	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_rseg_open(ctx, 2, 555, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
 	hold(HELD_RSEG, r);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), 0);
 	assert_int_equal(proc_kill(child), 128 + SIGKILL);
 	t0 = fixture_now_ms();
 	/* The owner hears of the importer's death, the importer of the owner's. */
@@ -867,11 +868,19 @@ static void test_peer_killed_survivor_sees_lost(void **state)
 	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), XRMA_ELOST);
 	assert_rc(xrma_rseg_close(r), 0);
 	assert_rc(xrma_node_probe(ctx, 2, 200), XRMA_EHOSTUNREACH);
-	/* The survivor goes on: a new node 2 imports the same segment. */
+	/* The survivor goes on: a new node 2 imports the same segment... */
 	child = kid_start(2, "writer", "close");
 	assert_int_equal(proc_send(child->sock, MSG_READY), 0);
 	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
 	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
+	/* ...and is read at once, though our transfers' endpoint last had a connection to the
+	 * killed node 2's address (docs/providers-ofi.md, "Progress"). */
+	assert_rc(xrma_rseg_open(ctx, 2, 555, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
+	hold(HELD_RSEG, r);
+	memset(lp, 0, 64);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), 0);
+	assert_true(fixture_pattern_check(lp, 64, 1, 0) == FIXTURE_MATCH);
+	assert_rc(xrma_rseg_close(r), 0);
 	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
 	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
 	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
