@@ -304,6 +304,15 @@ int ofi_rma_cq_poll(struct ofi_ep *ep);
  * that CQ to it (and stays awake, see progress_main). The rma_driving op.
  */
 void ofi_drive(void *state, bool on);
+/*
+ * How long after a peer left the initiator endpoint is still polled for its
+ * connection to notice closed (ofi_rxm handles connection events at
+ * intervals of 10 ms by default), and asynchronous transfers run as
+ * synchronous ones, which are posted again if cancelled (ofi_rma.c).
+ */
+#define OFI_DEPARTED_POLL_NS 50000000ull
+/* Whether a peer left within OFI_DEPARTED_POLL_NS of now (a separate rma_ep only). */
+bool ofi_departed_recently(struct ofi_ep *ep, uint64_t now);
 /* Wake the progress thread if it sleeps: a separate rma_cq has no fd to do it. */
 void ofi_progress_kick(struct ofi_ep *ep);
 /* Whether the incarnation is known to be gone; its status in *status. */

@@ -42,12 +42,6 @@
 #define PROBE_NOW_MS 500
 /* How soon the progress thread retries sends libfabric refused (a connection being made). */
 #define QUEUE_RETRY_MS 1
-/*
- * How long the progress thread polls the initiator endpoint after a peer
- * left: ofi_rxm handles connection events (a peer's connection closing) at
- * intervals of 10 ms by default.
- */
-#define OFI_DEPARTED_POLL_NS 50000000ull
 /* The most the progress thread's polling window grows to, in multiples of progress_spin_us. */
 #define OFI_SPIN_WINDOW_GROWTH 16
 
@@ -772,8 +766,7 @@ static uint64_t spin_window(const struct ofi_ep *ep, uint64_t window, uint64_t s
 	return window * 2 > max ? max : window * 2;
 }
 
-/* Whether a peer left within OFI_DEPARTED_POLL_NS (see ofi_rma_refresh). */
-static bool departed_recently(struct ofi_ep *ep, uint64_t now)
+bool ofi_departed_recently(struct ofi_ep *ep, uint64_t now)
 {
 	uint64_t at = atomic_load_explicit(&ep->rma_departed_ns, memory_order_relaxed);
 
@@ -835,7 +828,7 @@ static void *progress_main(void *arg)
 		liveness_locked(ep, now);
 		pthread_mutex_unlock(&ep->lock);
 		/* Transfers in flight, or connections of peers that just left to notice closed. */
-		if (!driven && (inflight || departed_recently(ep, now)))
+		if (!driven && (inflight || ofi_departed_recently(ep, now)))
 			n += ofi_rma_cq_poll(ep);
 		if (n || driven)
 			spin_until = now + window;

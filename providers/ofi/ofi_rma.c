@@ -247,7 +247,8 @@ static void rma_inflight(struct ofi_ep *ep, bool on)
  * endpoint; a transfer to the node's next incarnation posted on it would be
  * cancelled. So after each departure (rma_epoch) the endpoint is polled
  * before the next post, the progress thread polls it for a while
- * (progress_main), and a synchronous transfer cancelled all the same is
+ * (progress_main), meanwhile asynchronous transfers run synchronously
+ * (ofi_rma_post), and a synchronous transfer cancelled all the same is
  * posted again (rma_run).
  */
 void ofi_rma_refresh(struct ofi_ep *ep, bool force)
@@ -457,9 +458,13 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		total += iov[i].iov_len;
 	if (offset > r->len || total > r->len - offset)
 		return -XRMA_ERANGE;
+	/*
+	 * Run here, to its end: an ordered write's tail must wait for its body's
+	 * delivery, and just after a peer left a transfer may meet that peer's
+	 * closing connection, which only the synchronous path posts past.
+	 */
 	if (!total || (op == XRMA_RMA_WRITE && (flags & XRMA_RMA_ORDERED) && !ep->waw_ordered &&
-		       total > ORDERED_TAIL)) {
-		/* The tail must wait for the body's delivery: that one runs here, to its end. */
+		       total > ORDERED_TAIL) || ofi_departed_recently(ep, ofi_now_ns())) {
 		done(arg, ofi_rma(state, op, rmem, offset, iov, count, flags));
 		return 0;
 	}
