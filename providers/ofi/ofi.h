@@ -11,7 +11,9 @@
  * endpoint needs to wake a sleeping process (incoming messages and incoming
  * RMA). [ofi] rma_endpoint = shared, or a provider where a second endpoint
  * cannot be made (FI_MR_ENDPOINT, no socket address, no CQ wait fd), posts
- * them on the control endpoint instead.
+ * them on the control endpoint instead. Where the libfabric provider keeps
+ * write-after-write order only without atomics (ofi_rxm), the initiator
+ * endpoint is opened without them and atomics stay on the control endpoint.
  *
  * Pieces, one file each:
  *  - ofi_init.c     open/close (fi_getinfo, fabric, domain, AV, CQ, endpoint),
@@ -126,6 +128,7 @@ struct ofi_rma_wait {
 	void (*done)(void *arg, int status);   /* fixed: asynchronous only */
 	void *arg;                             /* fixed */
 	atomic_bool reported;                  /* done was called */
+	bool on_control;                       /* fixed: posted on ep, not on a separate rma_ep */
 	struct xrma_prov_addr owner;           /* fixed: whose memory (async) */
 	struct ofi_rma_wait *live_prev, *live_next;   /* ep->rma_live; under ep->lock */
 };
@@ -221,6 +224,9 @@ struct ofi_ep {
 	struct fid_ep *rma_ep;               /* fixed: where transfers are posted: the
 						initiator endpoint, or ep */
 	struct fid_cq *rma_cq;               /* fixed: rma_ep's CQ (cq when shared) */
+	bool atomics_on_control;             /* fixed: atomics are posted on ep: rma_ep
+						was opened without them, to keep
+						write-after-write order */
 	bool rma_separate;                   /* fixed: rma_ep is not ep */
 	uint64_t mr_mode;                    /* fixed */
 	size_t iov_limit;                    /* fixed */

@@ -656,8 +656,10 @@ static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err)
 		tx_free((struct ofi_tx *)op);
 		break;
 	case OFI_OP_RMA:
-		atomic_fetch_sub_explicit(&ep->rma_inflight, 1, memory_order_relaxed);
-		atomic_store_explicit(&ep->rma_moved_ns, ofi_now_ns(), memory_order_relaxed);
+		if (!((struct ofi_rma_wait *)op)->on_control) {
+			atomic_fetch_sub_explicit(&ep->rma_inflight, 1, memory_order_relaxed);
+			atomic_store_explicit(&ep->rma_moved_ns, ofi_now_ns(), memory_order_relaxed);
+		}
 		ofi_rma_complete(ep, (struct ofi_rma_wait *)op, err);
 		break;
 	}

@@ -73,7 +73,7 @@ static uint32_t fabric_hash(const char *name)
 	return h;
 }
 
-static struct fi_info *ofi_hints(const char *prov, const char *iface, bool atomics)
+static struct fi_info *ofi_hints(const char *prov, const char *iface, bool atomics, bool waw)
 {
 	struct fi_info *hints = fi_allocinfo();
 
@@ -87,8 +87,8 @@ static struct fi_info *ofi_hints(const char *prov, const char *iface, bool atomi
 				      FI_MR_PROV_KEY | FI_MR_ENDPOINT;
 	hints->domain_attr->threading = FI_THREAD_SAFE;
 	/* Control messages must arrive in the order they were sent. */
-	hints->tx_attr->msg_order = FI_ORDER_SAS;
-	hints->rx_attr->msg_order = FI_ORDER_SAS;
+	hints->tx_attr->msg_order = FI_ORDER_SAS | (waw ? FI_ORDER_WAW : 0);
+	hints->rx_attr->msg_order = FI_ORDER_SAS | (waw ? FI_ORDER_WAW : 0);
 	hints->fabric_attr->prov_name = strdup(prov);
 	if (iface && *iface)
 		hints->domain_attr->name = strdup(iface);
@@ -138,7 +138,7 @@ static int ofi_getinfo(struct ofi_ep *ep, const char *iface, const struct ofi_pe
 	int ret;
 
 	for (int atomics = 1; atomics >= 0; atomics--) {
-		hints = ofi_hints(ep->prov_name, iface, atomics);
+		hints = ofi_hints(ep->prov_name, iface, atomics, false);
 		if (!hints)
 			return -XRMA_ENOMEM;
 		ret = fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), me->host, me->port,
@@ -243,13 +243,45 @@ static void ofi_close_initiator(struct ofi_ep *ep)
 	ep->rma_ep = ep->ep;
 	ep->rma_cq = ep->cq;
 	ep->rma_separate = false;
+	ep->atomics_on_control = false;
+}
+
+static bool same_domain(const struct fi_info *a, const struct fi_info *b)
+{
+	return a->fabric_attr->name && b->fabric_attr->name && a->domain_attr->name &&
+	       b->domain_attr->name && !strcmp(a->fabric_attr->name, b->fabric_attr->name) &&
+	       !strcmp(a->domain_attr->name, b->domain_attr->name) &&
+	       a->domain_attr->mr_mode == b->domain_attr->mr_mode;
+}
+
+/*
+ * The initiator endpoint's fi_info: one that keeps write-after-write order
+ * without atomics (ofi_rxm promises the order only then) where the provider
+ * offers it in this domain, else ep's own; the port left to the system.
+ */
+static struct fi_info *initiator_info(struct ofi_ep *ep, const char *host, const char *iface)
+{
+	struct fi_info *hints, *waw = NULL, *info = NULL;
+
+	if (!(ep->info->tx_attr->msg_order & FI_ORDER_WAW) &&
+	    (hints = ofi_hints(ep->prov_name, iface, false, true))) {
+		if (fi_getinfo(FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), host, NULL, FI_SOURCE,
+			       hints, &waw))
+			waw = NULL;
+		fi_freeinfo(hints);
+	}
+	if (waw && same_domain(waw, ep->info))
+		info = info_any_port(waw);
+	if (waw)
+		fi_freeinfo(waw);
+	return info ? info : info_any_port(ep->info);
 }
 
 /*
  * The initiator endpoint (ofi.h says why), where wanted and possible; else
  * transfers share the control endpoint. Never an error: it only saves time.
  */
-static void ofi_open_initiator(struct ofi_ep *ep, bool wanted)
+static void ofi_open_initiator(struct ofi_ep *ep, bool wanted, const char *host, const char *iface)
 {
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA, .size = 1024,
 				      .wait_obj = FI_WAIT_NONE };
@@ -262,7 +294,7 @@ static void ofi_open_initiator(struct ofi_ep *ep, bool wanted)
 	/* Without a wait fd there is no signal to save; FI_MR_ENDPOINT would bind memory twice. */
 	if (!wanted || ep->cq_fd < 0 || (ep->mr_mode & FI_MR_ENDPOINT))
 		return;
-	ep->rma_info = info_any_port(ep->info);
+	ep->rma_info = initiator_info(ep, host, iface);
 	if (!ep->rma_info)
 		return;
 	if (fi_cq_open(ep->domain, &cq_attr, &rma_cq, NULL) ||
@@ -280,6 +312,9 @@ static void ofi_open_initiator(struct ofi_ep *ep, bool wanted)
 	ep->rma_ep = rma_ep;
 	ep->rma_cq = rma_cq;
 	ep->rma_separate = true;
+	if (ep->rma_info->tx_attr->msg_order & FI_ORDER_WAW)
+		ep->waw_ordered = true;
+	ep->atomics_on_control = !(ep->rma_info->caps & FI_ATOMIC);
 }
 
 static void ofi_close_objects(struct ofi_ep *ep)
@@ -391,7 +426,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 				   me->host, me->port, xrma_strerror(ret));
 		goto err_objects;
 	}
-	ofi_open_initiator(ep, separate);
+	ofi_open_initiator(ep, separate, me->host, iface);
 	ofi_probe_atomics(ep);
 	if ((ret = ofi_control_start(ep)))
 		goto err_objects;

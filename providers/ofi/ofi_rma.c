@@ -161,7 +161,7 @@ static int wait_all(struct ofi_ep *ep, struct rma_wait_ext *x, const struct xrma
 
 	ofi_drive(ep, true);
 	for (int spin = 0; spin < OFI_SPIN && atomic_load(&w->pending); spin++)
-		ofi_rma_cq_poll(ep);
+		w->on_control ? ofi_cq_poll(ep) : ofi_rma_cq_poll(ep);
 	ofi_drive(ep, false);
 	pthread_mutex_lock(&w->lock);
 	while (atomic_load(&w->pending)) {
@@ -205,10 +205,10 @@ static int piece_desc(struct ofi_ep *ep, struct rma_wait_ext *x, void *addr, siz
  * is known gone or the refusals outlast the liveness timeout (a dead peer's
  * connection is retried by libfabric for ever).
  */
-static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, unsigned int tries,
-		      uint64_t *since)
+static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, bool on_control,
+		      unsigned int tries, uint64_t *since)
 {
-	ofi_rma_cq_poll(ep);
+	on_control ? ofi_cq_poll(ep) : ofi_rma_cq_poll(ep);
 	if (tries % POST_CHECK_EVERY)
 		return 0;
 	if (!*since)
@@ -278,7 +278,8 @@ static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner, enu
 
 		if (!ret)
 			return 0;
-		gave_up = ret == -FI_EAGAIN ? post_retry(ep, owner, tries, &since) : ofi_error((int)ret);
+		gave_up = ret == -FI_EAGAIN ? post_retry(ep, owner, false, tries, &since)
+					    : ofi_error((int)ret);
 		if (gave_up) {
 			rma_inflight(ep, false);
 			return gave_up;
@@ -504,10 +505,11 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	struct rma_wait_ext *x;
 	void *desc[3] = { NULL };
 	uint64_t raddr, since = 0;
+	struct fid_ep *aep;
 	fi_addr_t addr;
 	enum fi_op fop;
 	ssize_t sret;
-	int ret;
+	int ret, gave_up = 0;
 
 	if (!ep->atomics)
 		return -XRMA_ENOTSUP;
@@ -535,32 +537,32 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	}
 	desc[1] = desc[2] = desc[0];
 	raddr = r->key.base + offset;
-	ofi_rma_refresh(ep, false);
+	x->w.on_control = ep->atomics_on_control;
+	aep = x->w.on_control ? ep->ep : ep->rma_ep;
+	if (!x->w.on_control) {
+		ofi_rma_refresh(ep, false);
+		rma_inflight(ep, true);
+	}
 	atomic_store(&x->w.pending, 1);
-	rma_inflight(ep, true);
 	for (unsigned int tries = 1;; tries++) {
-		int gave_up;
-
 		if (fop == FI_CSWAP)
-			sret = fi_compare_atomic(ep->rma_ep, &x->operand, 1, desc[0], &x->compare, desc[1],
+			sret = fi_compare_atomic(aep, &x->operand, 1, desc[0], &x->compare, desc[1],
 						 &x->result, desc[2], addr, raddr, r->key.mr_key,
 						 FI_UINT64, fop, &x->w.op);
 		else
-			sret = fi_fetch_atomic(ep->rma_ep, &x->operand, 1, desc[0], &x->result, desc[2],
+			sret = fi_fetch_atomic(aep, &x->operand, 1, desc[0], &x->result, desc[2],
 					       addr, raddr, r->key.mr_key, FI_UINT64, fop, &x->w.op);
 		if (sret != -FI_EAGAIN)
 			break;
-		gave_up = post_retry(ep, &r->owner, tries, &since);
-		if (gave_up) {
-			rma_inflight(ep, false);
-			wait_free(x);
-			return gave_up;
-		}
+		gave_up = post_retry(ep, &r->owner, x->w.on_control, tries, &since);
+		if (gave_up)
+			break;
 	}
 	if (sret) {
-		rma_inflight(ep, false);
+		if (!x->w.on_control)
+			rma_inflight(ep, false);
 		wait_free(x);
-		return transfer_status(ofi_error((int)sret));
+		return gave_up ? gave_up : transfer_status(ofi_error((int)sret));
 	}
 	ret = wait_all(ep, x, &r->owner, old);
 	return transfer_status(ret);
