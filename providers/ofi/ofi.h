@@ -259,9 +259,7 @@ struct ofi_ep {
 	_Atomic uint64_t rma_moved_ns;       /* the last post or completion on rma_ep */
 	atomic_uint rma_posts;               /* counts posts on a separate rma_ep */
 	atomic_bool progress_asleep;         /* the progress thread is (about to be) in epoll_wait */
-	atomic_uint rma_epoch;               /* counts peers gone (peer_down_locked) */
-	_Atomic uint64_t rma_departed_ns;    /* when the last one went */
-	atomic_uint rma_epoch_seen;          /* the count rma_ep was last polled for */
+	_Atomic uint64_t rma_departed_ns;    /* when a peer last went (peer_down_locked), or 0 */
 	struct fid_mr *rx_mr;                /* fixed: FI_MR_LOCAL: the receive buffers */
 	pthread_t thread;                    /* fixed: the progress thread */
 	atomic_bool stop;
@@ -318,7 +316,7 @@ void ofi_drive(void *state, bool on);
  */
 #define OFI_DEPARTED_POLL_NS 50000000ull
 /* Whether a peer left within OFI_DEPARTED_POLL_NS of now (a separate rma_ep only). */
-bool ofi_departed_recently(struct ofi_ep *ep, uint64_t now);
+bool ofi_departed_recently(struct ofi_ep *ep);
 /* Wake the progress thread if it sleeps: a separate rma_cq has no fd to do it. */
 void ofi_progress_kick(struct ofi_ep *ep);
 /* Whether the incarnation is known to be gone; its status in *status. */
@@ -359,8 +357,6 @@ int ofi_rma_progress(void *state);
 void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status);
 /* The owner's incarnation is gone: asynchronous transfers to it report XRMA_ELOST now. */
 void ofi_rma_owner_lost_locked(struct ofi_ep *ep, const struct xrma_prov_addr *owner);
-/* Poll a separate initiator endpoint once after peers left (or now, if force). */
-void ofi_rma_refresh(struct ofi_ep *ep, bool force);
 /* At close, after the endpoint: free asynchronous records whose chunks never completed. */
 void ofi_rma_release(struct ofi_ep *ep);
 

@@ -173,7 +173,6 @@ static void peer_down_locked(struct ofi_ep *ep, struct ofi_peer *peer, int statu
 		ofi_rma_owner_lost_locked(ep, &addr);
 		/* The initiator endpoint may hold a connection to it: have it noticed closed. */
 		atomic_store_explicit(&ep->rma_departed_ns, ofi_now_ns(), memory_order_relaxed);
-		atomic_fetch_add_explicit(&ep->rma_epoch, 1, memory_order_release);
 	}
 	peer->ep = 0;
 	peer->contact = false;
@@ -768,11 +767,12 @@ static uint64_t spin_window(const struct ofi_ep *ep, uint64_t window, uint64_t s
 	return window * 2 > max ? max : window * 2;
 }
 
-bool ofi_departed_recently(struct ofi_ep *ep, uint64_t now)
+bool ofi_departed_recently(struct ofi_ep *ep)
 {
 	uint64_t at = atomic_load_explicit(&ep->rma_departed_ns, memory_order_relaxed);
 
-	return ep->rma_separate && at && age_ns(now, at) < OFI_DEPARTED_POLL_NS;
+	/* No clock read on the way to a post until some peer has left. */
+	return ep->rma_separate && at && age_ns(ofi_now_ns(), at) < OFI_DEPARTED_POLL_NS;
 }
 
 /*
@@ -823,14 +823,13 @@ static void *progress_main(void *arg)
 			rx_repost_locked(ep);
 			pthread_mutex_unlock(&ep->poll_lock);
 		}
-		ofi_rma_refresh(ep, false);
 		pthread_mutex_lock(&ep->lock);
 		now = ofi_now_ns();
 		queued = flush_queues_locked(ep, now);
 		liveness_locked(ep, now);
 		pthread_mutex_unlock(&ep->lock);
 		/* Transfers in flight, or connections of peers that just left to notice closed. */
-		if (!driven && (inflight || ofi_departed_recently(ep, now)))
+		if (!driven && (inflight || ofi_departed_recently(ep)))
 			n += ofi_rma_cq_poll(ep);
 		if (n || driven)
 			spin_until = now + window;

@@ -380,8 +380,6 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	atomic_init(&ep->rma_moved_ns, 0);
 	atomic_init(&ep->rma_posts, 0);
 	atomic_init(&ep->progress_asleep, false);
-	atomic_init(&ep->rma_epoch, 0);
-	atomic_init(&ep->rma_epoch_seen, 0);
 	atomic_init(&ep->rma_departed_ns, 0);
 	{
 		pthread_condattr_t ca;

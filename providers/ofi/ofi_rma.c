@@ -28,7 +28,7 @@
 #define WAIT_SLICE_MS 50
 /* A post refused this many times in a row checks its owner's liveness and its time. */
 #define POST_CHECK_EVERY 256u
-/* Polls of the initiator endpoint after a peer left (ofi_rma_refresh). */
+/* Polls of the initiator endpoint after a peer left (poll_after_departure). */
 #define REFRESH_POLLS 8
 
 struct rma_wait_ext {
@@ -96,7 +96,7 @@ void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status)
 	bool async = w->done != NULL, last, abandoned;
 
 	pthread_mutex_lock(&w->lock);
-	/* XRMA_ECANCELED stays as it is: rma_run retries such a transfer (rma_refresh). */
+	/* XRMA_ECANCELED stays as it is: rma_run retries such a transfer (poll_after_departure). */
 	if (status && !w->status)
 		w->status = status;
 	last = atomic_fetch_sub(&w->pending, 1) == 1;
@@ -245,22 +245,15 @@ static void rma_inflight(struct ofi_ep *ep, bool on)
  * A peer that went away may have left the initiator endpoint a connection to
  * its address, which libfabric notices closed only while polling that
  * endpoint; a transfer to the node's next incarnation posted on it would be
- * cancelled. So after each departure (rma_epoch) the endpoint is polled
- * before the next post, the progress thread polls it for a while
- * (progress_main), meanwhile asynchronous transfers run synchronously
- * (ofi_rma_post), and a synchronous transfer cancelled all the same is
- * posted again (rma_run).
+ * cancelled. So for OFI_DEPARTED_POLL_NS after a departure the endpoint is
+ * polled before each post and by the progress thread (progress_main),
+ * asynchronous transfers run synchronously (ofi_rma_post), and a synchronous
+ * transfer cancelled all the same is posted again (rma_run).
  */
-void ofi_rma_refresh(struct ofi_ep *ep, bool force)
+static void poll_after_departure(struct ofi_ep *ep)
 {
-	unsigned int epoch = atomic_load_explicit(&ep->rma_epoch, memory_order_acquire);
-
-	if (!ep->rma_separate ||
-	    (!force && atomic_load_explicit(&ep->rma_epoch_seen, memory_order_relaxed) == epoch))
-		return;
 	for (int i = 0; i < REFRESH_POLLS; i++)
 		ofi_rma_cq_poll(ep);
-	atomic_store_explicit(&ep->rma_epoch_seen, epoch, memory_order_relaxed);
 }
 
 /* Post one chunk, retrying (bounded) while the provider asks for progress. */
@@ -299,7 +292,8 @@ static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
 	size_t piece = 0, piece_off = 0, done = 0;
 	int ret = 0;
 
-	ofi_rma_refresh(ep, false);
+	if (ofi_departed_recently(ep))
+		poll_after_departure(ep);
 	while (done < total && !ret) {
 		struct iovec chunk[8];
 		void *desc[8] = { NULL };
@@ -373,7 +367,7 @@ static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, f
 		ret = wait_all(ep, x, &r->owner, NULL);
 		/*
 		 * Cancelled while its owner lives: a connection closed under it
-		 * (ofi_rma_refresh). libfabric may take a while to notice (ofi_rxm
+		 * (poll_after_departure). libfabric may take a while to notice (ofi_rxm
 		 * handles connection events at intervals), so again until it does,
 		 * for at most the liveness timeout.
 		 */
@@ -384,7 +378,7 @@ static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, f
 			give_up = now + (uint64_t)ep->liveness_ms * 1000000ull;
 		else if (now > give_up)
 			return ret;
-		ofi_rma_refresh(ep, true);
+		poll_after_departure(ep);
 	}
 }
 
@@ -465,7 +459,7 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 	 * closing connection, which only the synchronous path posts past.
 	 */
 	if (!total || (op == XRMA_RMA_WRITE && (flags & XRMA_RMA_ORDERED) && !ep->waw_ordered &&
-		       total > ORDERED_TAIL) || ofi_departed_recently(ep, ofi_now_ns())) {
+		       total > ORDERED_TAIL) || ofi_departed_recently(ep)) {
 		done(arg, ofi_rma(state, op, rmem, offset, iov, count, flags));
 		return 0;
 	}
@@ -540,7 +534,8 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	x->w.on_control = ep->atomics_on_control;
 	aep = x->w.on_control ? ep->ep : ep->rma_ep;
 	if (!x->w.on_control) {
-		ofi_rma_refresh(ep, false);
+		if (ofi_departed_recently(ep))
+			poll_after_departure(ep);
 		rma_inflight(ep, true);
 	}
 	atomic_store(&x->w.pending, 1);
