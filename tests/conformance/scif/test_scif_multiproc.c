@@ -304,12 +304,15 @@ static void test_scif_three_processes(void **state)
 	}
 }
 
-/* Answer of a card to CMD_TRY_WRITE_HOST: 0 or its errno. */
-static uint64_t host_try_card_write(scif_epd_t epd, uint8_t seed)
+/*
+ * A card's answer to a CMD_TRY_* command: 0 or its errno. The argument is the
+ * seed of the pattern (CMD_TRY_WRITE_AT: the offset of its 4 pages | seed).
+ */
+static uint64_t host_card_try(scif_epd_t epd, uint64_t cmd, uint64_t arg)
 {
 	uint64_t answer = ~0ull;
 
-	host_cmd(epd, CMD_TRY_WRITE_HOST, seed);
+	host_cmd(epd, cmd, arg);
 	assert_int_equal(recv_u64(epd, &answer), 0);
 	return answer;
 }
@@ -332,18 +335,18 @@ static void test_scif_one_buffer_registered_towards_two_cards(void **state)
 		assert_int_equal(scif_register(epd[i], mem, 4 * PAGE, HOST_WIN, RW, SCIF_MAP_FIXED),
 				 HOST_WIN);
 	}
-	assert_int_equal(host_try_card_write(epd[0], 0x91), 0);
+	assert_int_equal(host_card_try(epd[0], CMD_TRY_WRITE_HOST, 0x91), 0);
 	assert_int_equal(fixture_pattern_check(mem, 4 * PAGE, 0x91, 0), FIXTURE_MATCH);
 	if (one_importer) {
 		/* Card 1 holds the pages: card 2 cannot reach them, and nothing changed. */
-		assert_int_equal(host_try_card_write(epd[1], 0x92), ENXIO);
+		assert_int_equal(host_card_try(epd[1], CMD_TRY_WRITE_HOST, 0x92), ENXIO);
 		assert_int_equal(fixture_pattern_check(mem, 4 * PAGE, 0x91, 0), FIXTURE_MATCH);
 		host_cmd(epd[0], CMD_QUIT, 0);
 		assert_int_equal(proc_join(&child[0], MP_TIMEOUT_MS), 0);
 		scif_test_wait_hup(epd[0]);
 	}
 	/* Card 2's turn (at once where nodes may share a segment). */
-	assert_int_equal(host_try_card_write(epd[1], 0x93), 0);
+	assert_int_equal(host_card_try(epd[1], CMD_TRY_WRITE_HOST, 0x93), 0);
 	assert_int_equal(fixture_pattern_check(mem, 4 * PAGE, 0x93, 0), FIXTURE_MATCH);
 	for (int i = 0; i < 2; i++) {
 		if (i > 0 || !one_importer) {
@@ -353,16 +356,6 @@ static void test_scif_one_buffer_registered_towards_two_cards(void **state)
 		assert_scif_ok(scif_close(epd[i]));
 	}
 	scif_test_free(mem);
-}
-
-/* Answer of a card to CMD_TRY_READ_HOST: 0 or its errno. */
-static uint64_t host_try_card_read(scif_epd_t epd, uint8_t seed)
-{
-	uint64_t answer = ~0ull;
-
-	host_cmd(epd, CMD_TRY_READ_HOST, seed);
-	assert_int_equal(recv_u64(epd, &answer), 0);
-	return answer;
 }
 
 /*
@@ -382,31 +375,21 @@ static void test_scif_unregister_seen_by_peer(void **state)
 	epd = card_start(&child, 1, "card");
 	assert_int_equal(scif_register(epd, mem, 4 * PAGE, HOST_WIN, RW, SCIF_MAP_FIXED), HOST_WIN);
 	for (uint8_t seed = 0xa0; seed < 0xa4; seed++) {
-		assert_int_equal(host_try_card_write(epd, seed), 0);
+		assert_int_equal(host_card_try(epd, CMD_TRY_WRITE_HOST, seed), 0);
 		assert_int_equal(fixture_pattern_check(mem, 4 * PAGE, seed, 0), FIXTURE_MATCH);
 	}
-	assert_int_equal(host_try_card_read(epd, 0xa4), 0);
+	assert_int_equal(host_card_try(epd, CMD_TRY_READ_HOST, 0xa4), 0);
 	assert_scif_ok(scif_unregister(epd, HOST_WIN, 4 * PAGE));
 	/* The command is our message after the unregister. */
-	assert_int_equal(host_try_card_write(epd, 0xa5), ENXIO);
+	assert_int_equal(host_card_try(epd, CMD_TRY_WRITE_HOST, 0xa5), ENXIO);
 	assert_int_equal(fixture_pattern_check(mem, 4 * PAGE, 0xa3, 0), FIXTURE_MATCH);
-	assert_int_equal(host_try_card_read(epd, 0xa6), ENXIO);
-	assert_int_equal(host_try_card_write(epd, 0xa7), ENXIO);
+	assert_int_equal(host_card_try(epd, CMD_TRY_READ_HOST, 0xa6), ENXIO);
+	assert_int_equal(host_card_try(epd, CMD_TRY_WRITE_HOST, 0xa7), ENXIO);
 	assert_int_equal(fixture_pattern_check(mem, 4 * PAGE, 0xa3, 0), FIXTURE_MATCH);
 	host_cmd(epd, CMD_QUIT, 0);
 	assert_int_equal(proc_join(&child, MP_TIMEOUT_MS), 0);
 	assert_scif_ok(scif_close(epd));
 	scif_test_free(mem);
-}
-
-/* Answer of a card to CMD_TRY_WRITE_AT (4 pages of seed to offset): 0 or its errno. */
-static uint64_t host_try_card_write_at(scif_epd_t epd, off_t offset, uint8_t seed)
-{
-	uint64_t answer = ~0ull;
-
-	host_cmd(epd, CMD_TRY_WRITE_AT, (uint64_t)offset | seed);
-	assert_int_equal(recv_u64(epd, &answer), 0);
-	return answer;
 }
 
 /*
@@ -440,11 +423,12 @@ static void test_scif_reregister_same_offset(void **state)
 		uint8_t seed = (uint8_t)(0xd0 + i);
 
 		/* The card looks at our table now, with the old window at at. */
-		assert_int_equal(host_try_card_write_at(epd, side, (uint8_t)(0xb0 + i)), 0);
+		assert_int_equal(host_card_try(epd, CMD_TRY_WRITE_AT,
+					       (uint64_t)side | (uint8_t)(0xb0 + i)), 0);
 		assert_int_equal(fixture_pattern_check(other, 4 * PAGE, (uint8_t)(0xb0 + i), 0), FIXTURE_MATCH);
 		assert_scif_ok(scif_unregister(epd, at, 4 * PAGE));
 		assert_int_equal(scif_register(epd, fresh[i], 4 * PAGE, at, RW, SCIF_MAP_FIXED), at);
-		assert_int_equal(host_try_card_write_at(epd, at, seed), 0);
+		assert_int_equal(host_card_try(epd, CMD_TRY_WRITE_AT, (uint64_t)at | seed), 0);
 		assert_int_equal(fixture_pattern_check(fresh[i], 4 * PAGE, seed, 0), FIXTURE_MATCH);
 		assert_int_equal(fixture_pattern_check(old[i], 4 * PAGE, (uint8_t)(0xc0 + i), 0), FIXTURE_MATCH);
 	}
