@@ -11,7 +11,6 @@
 #include "local_port.h"
 
 #include <errno.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdatomic.h>

@@ -32,12 +32,17 @@ static int ephemeral_low(void)
 
 int local_port_hold(int *port)
 {
-	static unsigned int next;
-	int top = ephemeral_low(), bottom = top - PORT_SPAN < PORT_FLOOR ? PORT_FLOOR : top - PORT_SPAN;
-	unsigned int span = top > bottom ? (unsigned int)(top - bottom) : 0;
+	static unsigned int next, span;
+	static int bottom;
 
-	if (!next)
-		next = (unsigned int)getpid() * 2654435761u ^ (unsigned int)time(NULL);
+	/* The range, and where this process starts in it, once. */
+	if (!next) {
+		int top = ephemeral_low();
+
+		bottom = top - PORT_SPAN < PORT_FLOOR ? PORT_FLOOR : top - PORT_SPAN;
+		span = top > bottom ? (unsigned int)(top - bottom) : 0;
+		next = ((unsigned int)getpid() * 2654435761u ^ (unsigned int)time(NULL)) | 1u;
+	}
 	for (unsigned int tries = 0; tries < span; tries++) {
 		struct sockaddr_in a = { .sin_family = AF_INET,
 					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };

@@ -20,9 +20,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 /* The fixture whose counts fixture_test_up/down check (set by fixture_open). */
 static struct fixture *fixture_active;
