@@ -303,12 +303,7 @@ static void start_async(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job)
 		complete_job(job, ret);   /* reported through the queue, as a transfer that failed */
 }
 
-/*
- * Before a waiter blocks (dmaq lock held, released meanwhile): drive the
- * provider's completions from this thread while that makes progress, when
- * the provider lets us. *driving turns false once a drive ran dry.
- */
-static void drive_locked(struct xrma_core_dmaq *dmaq, bool *driving)
+void xrma_core_dmaq_drive_locked(struct xrma_core_dmaq *dmaq, bool *driving)
 {
 	size_t seen;
 
@@ -337,7 +332,7 @@ static int run_sync(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job, bool 
 	xrma_lock(&dmaq->lock);
 	while (!job->done) {
 		if (driving) {
-			drive_locked(dmaq, &driving);
+			xrma_core_dmaq_drive_locked(dmaq, &driving);
 			continue;
 		}
 		xrma_cond_wait(&dmaq->cond, &dmaq->lock, &forever);
@@ -453,8 +448,7 @@ int xrma_dmaq_poll(struct xrma_dmaq *handle, struct xrma_completion *out, size_t
 	return (int)n;
 }
 
-/* Spin a bounded while for progress before the caller blocks. */
-static void spin_for_progress(struct xrma_core_dmaq *dmaq)
+void xrma_core_dmaq_spin_for_progress(struct xrma_core_dmaq *dmaq)
 {
 	size_t seen = atomic_load_explicit(&dmaq->progress, memory_order_acquire);
 
@@ -481,12 +475,12 @@ int xrma_dmaq_wait(struct xrma_dmaq *handle, struct xrma_completion *out, int ti
 	xrma_lock(&dmaq->lock);
 	while (!take_locked(dmaq, out, 1)) {
 		if (driving) {
-			drive_locked(dmaq, &driving);
+			xrma_core_dmaq_drive_locked(dmaq, &driving);
 			continue;
 		}
 		if (!spun && dmaq->outstanding && timeout_ms) {
 			xrma_unlock(&dmaq->lock);
-			spin_for_progress(dmaq);
+			xrma_core_dmaq_spin_for_progress(dmaq);
 			spun = true;
 			xrma_lock(&dmaq->lock);
 			continue;
@@ -515,7 +509,7 @@ int xrma_dmaq_drain(struct xrma_dmaq *handle, int timeout_ms)
 	xrma_lock(&dmaq->lock);
 	while (dmaq->outstanding || dmaq->signals) {
 		if (driving) {
-			drive_locked(dmaq, &driving);
+			xrma_core_dmaq_drive_locked(dmaq, &driving);
 			continue;
 		}
 		if (xrma_cond_wait(&dmaq->cond, &dmaq->lock, &deadline) &&

@@ -55,6 +55,7 @@ struct xrma_core_dmaq {
 	struct xrma_completion *cq;         /* ring of depth entries */
 	size_t cq_head, cq_count;
 	struct xrma_fence_signal *signals;  /* armed, in mark order */
+	struct xrma_fence_signal **signals_tail;   /* where the next one goes */
 	atomic_size_t progress;             /* bumped per completion, for spinning waiters */
 };
 
@@ -72,6 +73,16 @@ void xrma_core_dmaq_job_started(struct xrma_rma_job *job);
 void xrma_core_dmaq_job_run(struct xrma_rma_job *job);
 void xrma_core_dmaq_job_post(struct xrma_rma_job *job);
 void xrma_core_dmaq_job_retire(struct xrma_rma_job *job, int status);
+
+/*
+ * Before a waiter blocks (dmaq lock held, released meanwhile): drive the
+ * provider's completions from this thread while that makes progress, when
+ * the provider lets us. *driving turns false once a drive ran dry.
+ */
+void xrma_core_dmaq_drive_locked(struct xrma_core_dmaq *dmaq, bool *driving);
+
+/* Spin (bounded, lock not held) until some transfer of the queue finishes. */
+void xrma_core_dmaq_spin_for_progress(struct xrma_core_dmaq *dmaq);
 
 /* Everything posted up to mark has completed (dmaq lock held). */
 bool xrma_core_dmaq_mark_done_locked(struct xrma_core_dmaq *dmaq, uint64_t mark);

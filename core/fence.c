@@ -65,27 +65,30 @@ int xrma_fence_wait(struct xrma_dmaq *handle, uint64_t mark, int timeout_ms)
 {
 	struct xrma_core_dmaq *dmaq;
 	struct xrma_deadline deadline;
+	bool driving = timeout_ms != 0, spun = false;
 	int ret;
 
 	ret = xrma_core_dmaq_acquire(handle, &dmaq);
 	if (ret)
 		return ret;
 	xrma_deadline_set(&deadline, timeout_ms);
-	/* Short waits are common (a few small transfers): spin before blocking. */
-	for (int i = 0; i < XRMA_SPIN_LIMIT; i++) {
-		bool done;
-
-		xrma_lock(&dmaq->lock);
-		done = mark > dmaq->last_seq || xrma_core_dmaq_mark_done_locked(dmaq, mark);
-		xrma_unlock(&dmaq->lock);
-		if (done)
-			break;
-		xrma_cpu_relax();
-	}
 	xrma_lock(&dmaq->lock);
 	if (mark > dmaq->last_seq)
 		ret = -XRMA_EINVAL;
+	/* Like a DMA waiter, drive the provider's completions before blocking. */
 	while (!ret && !xrma_core_dmaq_mark_done_locked(dmaq, mark)) {
+		if (driving) {
+			xrma_core_dmaq_drive_locked(dmaq, &driving);
+			continue;
+		}
+		if (!spun && timeout_ms) {
+			/* Short waits are common (a few small transfers): spin before blocking. */
+			xrma_unlock(&dmaq->lock);
+			xrma_core_dmaq_spin_for_progress(dmaq);
+			spun = true;
+			xrma_lock(&dmaq->lock);
+			continue;
+		}
 		if (xrma_cond_wait(&dmaq->cond, &dmaq->lock, &deadline) &&
 		    !xrma_core_dmaq_mark_done_locked(dmaq, mark))
 			ret = -XRMA_ETIMEDOUT;
@@ -178,11 +181,10 @@ int xrma_fence_signal(struct xrma_dmaq *handle, struct xrma_seg *local, size_t l
 	now = xrma_core_dmaq_mark_done_locked(dmaq, s->mark);
 	if (!now) {
 		/* Marks only grow, so appending keeps the list in mark order. */
-		struct xrma_fence_signal **pp = &dmaq->signals;
-
-		while (*pp)
-			pp = &(*pp)->next;
-		*pp = s;
+		if (!dmaq->signals)
+			dmaq->signals_tail = &dmaq->signals;
+		*dmaq->signals_tail = s;
+		dmaq->signals_tail = &s->next;
 	}
 	xrma_unlock(&dmaq->lock);
 	if (now)

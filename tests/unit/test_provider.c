@@ -510,6 +510,17 @@ static void test_provider_gate_fence_mark_pending_until_open(void **state)
 	net_close(&n);
 }
 
+/* A signal's segment, closed once the core let go of it (just after its store). */
+static void close_once_released(struct xrma_seg *seg)
+{
+	uint64_t end = fixture_now_ms() + FIXTURE_TIMEOUT_MS;
+	int rc;
+
+	while ((rc = xrma_seg_close(seg)) == -XRMA_EBUSY && fixture_now_ms() < end)
+		;
+	assert_rc(rc, 0);
+}
+
 static void test_provider_gate_signal_waits_and_holds_segment(void **state)
 {
 	struct fixture_seg flag;
@@ -534,15 +545,42 @@ static void test_provider_gate_signal_waits_and_holds_segment(void **state)
 	assert_int_equal(fixture_wait_u64((uint8_t *)r.remote.addr + 1024, 0x6161, FIXTURE_TIMEOUT_MS), 0);
 	assert_rc(xrma_dmaq_drain(r.q, FIXTURE_TIMEOUT_MS), 0);
 	assert_int_equal(fixture_pattern_check(r.remote.addr, 512, 90, 0), FIXTURE_MATCH);
-	/* Written, so released (the core may let go just after the store). */
-	{
-		uint64_t end = fixture_now_ms() + FIXTURE_TIMEOUT_MS;
-		int rc;
+	close_once_released(flag.seg);
+	rig_close(&r);
+	net_close(&n);
+}
 
-		while ((rc = xrma_seg_close(flag.seg)) == -XRMA_EBUSY && fixture_now_ms() < end)
-			;
-		assert_rc(rc, 0);
+/*
+ * Signals armed behind held transfers wait in mark order and all fire once
+ * the gate opens; a second round arms them on the list the first emptied.
+ */
+static void test_provider_gate_signals_queued_fire_in_order_each_round(void **state)
+{
+	struct fixture_seg flag;
+	struct rig r;
+	struct net n;
+
+	(void)state;
+	net_open(&n, 2);
+	rig_open(&n, &r, 8);
+	assert_rc(fixture_seg_make(n.ctx[0], FIXTURE_PAGE, XRMA_ACCESS_ALL, false, 0, &flag), 0);
+	for (uint64_t round = 1; round <= 2; round++) {
+		uint8_t *words = flag.addr;
+
+		net_gate(&n, 1, true);
+		for (uint64_t k = 0; k < 3; k++) {
+			assert_rc(post_gated(&n, &r, 0, 512, k, XRMA_RMA_SUPPRESS), 0);
+			assert_rc(xrma_fence_signal(r.q, flag.seg, 8 * k, round * 10 + k, NULL, 0, 0, 0), 0);
+		}
+		for (uint64_t k = 0; k < 3; k++)
+			assert_int_equal(__atomic_load_n((uint64_t *)(void *)(words + 8 * k), __ATOMIC_ACQUIRE),
+					 round == 1 ? 0 : 10 + k);
+		net_gate(&n, 1, false);
+		for (uint64_t k = 0; k < 3; k++)
+			assert_int_equal(fixture_wait_u64(words + 8 * k, round * 10 + k, FIXTURE_TIMEOUT_MS), 0);
+		assert_rc(xrma_dmaq_drain(r.q, FIXTURE_TIMEOUT_MS), 0);
 	}
+	close_once_released(flag.seg);
 	rig_close(&r);
 	net_close(&n);
 }
@@ -627,6 +665,7 @@ int main(void)
 		T(test_provider_gate_abort_cancels_unstarted_ops),
 		T(test_provider_gate_fence_mark_pending_until_open),
 		T(test_provider_gate_signal_waits_and_holds_segment),
+		T(test_provider_gate_signals_queued_fire_in_order_each_round),
 		T(test_provider_link_down_up_rseg_events_and_transfers),
 		T(test_provider_link_down_async_completion_etransfer),
 	};
