@@ -17,6 +17,9 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct xrma_ctx *scif_ctx;
 static struct xrma_scif_ep **table;   /* indexed by descriptor */
 static size_t table_len;
+/* Retired segments a v-call leaves before it sweeps them (see xrma_scif_retired_trim). */
+#define RETIRED_TRIM_MIN 16
+
 struct retired_seg {
 	struct xrma_seg *seg;
 	struct xrma_scif_backing *backing;   /* freed once seg closed, or NULL */
@@ -24,6 +27,7 @@ struct retired_seg {
 
 static struct retired_seg *retired;
 static size_t nretired, retired_cap;
+static size_t trim_at;   /* xrma_scif_retired_trim sweeps once nretired reaches this */
 static bool atfork_done;
 
 /*
@@ -47,7 +51,7 @@ static void scif_atfork_child(void)
 	table = NULL;
 	table_len = 0;
 	retired = NULL;
-	nretired = retired_cap = 0;
+	nretired = retired_cap = trim_at = 0;
 	pthread_mutex_unlock(&table_lock);
 }
 
@@ -196,9 +200,8 @@ void xrma_scif_retire(struct xrma_seg *seg, struct xrma_scif_backing *backing)
 	pthread_mutex_unlock(&table_lock);
 }
 
-void xrma_scif_retired_sweep(void)
+static void sweep_locked(void)
 {
-	pthread_mutex_lock(&table_lock);
 	for (size_t i = 0; i < nretired;) {
 		/* A segment closes only once no window, import, transfer or signal uses it. */
 		if (xrma_seg_close(retired[i].seg) == -XRMA_EBUSY) {
@@ -209,6 +212,22 @@ void xrma_scif_retired_sweep(void)
 			retired[i] = retired[--nretired];
 		}
 	}
+	/* What is still busy waits until the list has doubled: each retirement costs O(1). */
+	trim_at = nretired * 2 > RETIRED_TRIM_MIN ? nretired * 2 : RETIRED_TRIM_MIN;
+}
+
+void xrma_scif_retired_sweep(void)
+{
+	pthread_mutex_lock(&table_lock);
+	sweep_locked();
+	pthread_mutex_unlock(&table_lock);
+}
+
+void xrma_scif_retired_trim(void)
+{
+	pthread_mutex_lock(&table_lock);
+	if (nretired >= trim_at)
+		sweep_locked();
 	pthread_mutex_unlock(&table_lock);
 }
 

@@ -155,7 +155,10 @@ void xrma_scif_ep_put(struct xrma_scif_ep *ep);
 int xrma_scif_ep_remove(struct xrma_scif_ep *ep);
 /* Close seg (then free backing, if given) now if nothing uses it, else later. */
 void xrma_scif_retire(struct xrma_seg *seg, struct xrma_scif_backing *backing);
+/* Close what retired segments are idle now: all of them, or (trim, for hot paths)
+ * only once their number doubled since the last sweep. */
 void xrma_scif_retired_sweep(void);
+void xrma_scif_retired_trim(void);
 struct xrma_scif_ep *xrma_scif_ep_new(struct xrma_conn *conn);
 
 /* scif_backing.c: the pages behind windows, kept whatever the program maps later. */

@@ -217,7 +217,7 @@ static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, in
 		return xrma_scif_fail(ret);
 	attr.addr = (void *)base;
 	attr.len = (((uintptr_t)addr + len + XRMA_SCIF_PAGE - 1) & ~(uintptr_t)(XRMA_SCIF_PAGE - 1)) - base;
-	xrma_scif_retired_sweep();
+	xrma_scif_retired_trim();
 	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
 		return xrma_scif_fail(ret);
