@@ -183,7 +183,7 @@ struct ofi_names {
 
 /* Memory we own (struct xrma_prov_mem to the core). */
 struct ofi_mem {
-	struct ofi_mem *next;       /* ep->mems; under mem_lock */
+	struct ofi_mem *next, **prev;   /* ep->mems (unlinked in O(1)); under mem_lock */
 	void *addr;                 /* fixed */
 	size_t len;                 /* fixed */
 	bool allocated;             /* fixed: ours to munmap */

@@ -81,6 +81,9 @@ static int mem_track(struct ofi_ep *ep, void *addr, size_t len, bool allocated, 
 	}
 	pthread_mutex_lock(&ep->mem_lock);
 	m->next = ep->mems;
+	m->prev = &ep->mems;
+	if (ep->mems)
+		ep->mems->prev = &m->next;
 	ep->mems = m;
 	pthread_mutex_unlock(&ep->mem_lock);
 	*out = m;
@@ -127,12 +130,9 @@ void ofi_mem_free(void *state, struct xrma_prov_mem *mem)
 	if (!m)
 		return;
 	pthread_mutex_lock(&ep->mem_lock);
-	for (struct ofi_mem **pp = &ep->mems; *pp; pp = &(*pp)->next) {
-		if (*pp == m) {
-			*pp = m->next;
-			break;
-		}
-	}
+	*m->prev = m->next;
+	if (m->next)
+		m->next->prev = m->prev;
 	pthread_mutex_unlock(&ep->mem_lock);
 	if (m->export_mr)
 		fi_close(&m->export_mr->fid);
