@@ -448,7 +448,8 @@ int xrma_dmaq_poll(struct xrma_dmaq *handle, struct xrma_completion *out, size_t
 	return (int)n;
 }
 
-void xrma_core_dmaq_spin_for_progress(struct xrma_core_dmaq *dmaq)
+/* Spin a bounded while for progress before the caller blocks. */
+static void spin_for_progress(struct xrma_core_dmaq *dmaq)
 {
 	size_t seen = atomic_load_explicit(&dmaq->progress, memory_order_acquire);
 
@@ -480,7 +481,7 @@ int xrma_dmaq_wait(struct xrma_dmaq *handle, struct xrma_completion *out, int ti
 		}
 		if (!spun && dmaq->outstanding && timeout_ms) {
 			xrma_unlock(&dmaq->lock);
-			xrma_core_dmaq_spin_for_progress(dmaq);
+			spin_for_progress(dmaq);
 			spun = true;
 			xrma_lock(&dmaq->lock);
 			continue;

@@ -81,9 +81,6 @@ void xrma_core_dmaq_job_retire(struct xrma_rma_job *job, int status);
  */
 void xrma_core_dmaq_drive_locked(struct xrma_core_dmaq *dmaq, bool *driving);
 
-/* Spin (bounded, lock not held) until some transfer of the queue finishes. */
-void xrma_core_dmaq_spin_for_progress(struct xrma_core_dmaq *dmaq);
-
 /* Everything posted up to mark has completed (dmaq lock held). */
 bool xrma_core_dmaq_mark_done_locked(struct xrma_core_dmaq *dmaq, uint64_t mark);
 

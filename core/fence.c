@@ -82,11 +82,13 @@ int xrma_fence_wait(struct xrma_dmaq *handle, uint64_t mark, int timeout_ms)
 			continue;
 		}
 		if (!spun && timeout_ms) {
-			/* Short waits are common (a few small transfers): spin before blocking. */
-			xrma_unlock(&dmaq->lock);
-			xrma_core_dmaq_spin_for_progress(dmaq);
+			/* Short waits are common (a few small transfers): spin for the mark before blocking. */
 			spun = true;
-			xrma_lock(&dmaq->lock);
+			for (int i = 0; i < XRMA_SPIN_LIMIT && !xrma_core_dmaq_mark_done_locked(dmaq, mark); i++) {
+				xrma_unlock(&dmaq->lock);
+				xrma_cpu_relax();
+				xrma_lock(&dmaq->lock);
+			}
 			continue;
 		}
 		if (xrma_cond_wait(&dmaq->cond, &dmaq->lock, &deadline) &&
