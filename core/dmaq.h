@@ -55,7 +55,8 @@ struct xrma_core_dmaq {
 	struct xrma_completion *cq;         /* ring of depth entries */
 	size_t cq_head, cq_count;
 	struct xrma_fence_signal *signals;  /* armed, in mark order */
-	struct xrma_fence_signal **signals_tail;   /* where the next one goes */
+	/* The last signal's next; stale once signals empties, until the next append resets it. */
+	struct xrma_fence_signal **signals_tail;
 	atomic_size_t progress;             /* bumped per completion, for spinning waiters */
 };
 
