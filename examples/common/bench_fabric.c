@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -216,6 +217,87 @@ double bench_fabric_pingpong(struct bench_fabric *f, size_t len, int iterations,
 			bench_fabric_await_word(f, f->buf, len, i);
 	}
 	return (double)(bench_now_ns() - t0) / iterations / 2;
+}
+
+/*
+ * The poller of bench_fabric_pingpong_threaded: xrma's ofi progress thread
+ * cut down to what the ping-pong needs. It reads the CQ between yields,
+ * except while the application thread drives its own write (then it only
+ * yields, as xrma's stands back for rma_driving), and counts what it read.
+ */
+struct fabric_poller {
+	struct bench_fabric *f;
+	pthread_mutex_t lock;          /* one caller into the endpoint at a time */
+	atomic_bool stop, driving;
+	atomic_uint reaped;
+};
+
+static void *fabric_poller_main(void *arg)
+{
+	struct fabric_poller *p = arg;
+
+	while (!atomic_load(&p->stop)) {
+		int n = 0;
+
+		if (!atomic_load(&p->driving)) {
+			pthread_mutex_lock(&p->lock);
+			n = bench_fabric_reap(p->f, BENCH_FABRIC_WINDOW);
+			pthread_mutex_unlock(&p->lock);
+		}
+		if (n)
+			atomic_fetch_add(&p->reaped, (unsigned int)n);
+		else
+			sched_yield();
+	}
+	return NULL;
+}
+
+/* Drive our write to its completion, unless the poller read it first. */
+static void fabric_poller_drive(struct fabric_poller *p, unsigned int reaped_before)
+{
+	atomic_store(&p->driving, true);
+	while (atomic_load(&p->reaped) == reaped_before) {
+		int n;
+
+		pthread_mutex_lock(&p->lock);
+		n = bench_fabric_reap(p->f, 1);
+		pthread_mutex_unlock(&p->lock);
+		if (n)
+			atomic_fetch_add(&p->reaped, (unsigned int)n);
+	}
+	atomic_store(&p->driving, false);
+}
+
+double bench_fabric_pingpong_threaded(struct bench_fabric *f, size_t len, int iterations,
+				      bool initiator)
+{
+	struct fabric_poller p = { .f = f };
+	pthread_t thread;
+	uint64_t t0, elapsed;
+
+	pthread_mutex_init(&p.lock, NULL);
+	if (pthread_create(&thread, NULL, fabric_poller_main, &p))
+		fabric_die("pthread_create", FI_ENOMEM);
+	t0 = bench_now_ns();
+	for (uint64_t i = 1; i <= (uint64_t)iterations; i++) {
+		unsigned int before;
+
+		if (!initiator)
+			bench_fabric_await_word(NULL, f->buf, len, i);
+		memcpy(f->buf + f->max + len - 8, &i, 8);
+		before = atomic_load(&p.reaped);
+		pthread_mutex_lock(&p.lock);
+		bench_fabric_post(f, false, len, &f->ctx[0]);
+		pthread_mutex_unlock(&p.lock);
+		fabric_poller_drive(&p, before);
+		if (initiator)
+			bench_fabric_await_word(NULL, f->buf, len, i);
+	}
+	elapsed = bench_now_ns() - t0;
+	atomic_store(&p.stop, true);
+	pthread_join(thread, NULL);
+	pthread_mutex_destroy(&p.lock);
+	return (double)elapsed / iterations / 2;
 }
 
 double bench_fabric_stream(struct bench_fabric *f, bool read, size_t len, int iterations, int window)

@@ -76,6 +76,18 @@ void bench_fabric_await_word(struct bench_fabric *progress, unsigned char *buf, 
 double bench_fabric_pingpong(struct bench_fabric *f, size_t len, int iterations, bool initiator);
 
 /*
+ * The same ping-pong with the threads xrma's ofi provider runs: a second
+ * thread per process (on the caller's CPUs) polls the CQ between yields, as
+ * xrma's progress thread does, so the peer's writes land while the caller
+ * waits for them in memory, yielding, as an xrma target application does;
+ * the caller drives its own write's completion, as an xrma synchronous post
+ * does. Against bench_fabric_pingpong it prices that division of labour on
+ * its own; against xrma, what xrma adds to it.
+ */
+double bench_fabric_pingpong_threaded(struct bench_fabric *f, size_t len, int iterations,
+				      bool initiator);
+
+/*
  * Nanoseconds per operation of iterations writes (or reads), window in flight
  * (1: each one waited for, as a synchronous call; at most BENCH_FABRIC_WINDOW).
  */
