@@ -49,7 +49,7 @@ static const struct table {
 	enum phase raw, ours;
 } tables[] = {
 	{ "rma_write_pingpong", "xrma_us_one_way", "fi_write_us", PHASE_RAW_PP, PHASE_XRMA_PP },
-	{ "rma_write_pingpong (raw run with xrma's threads)", "xrma_us_one_way",
+	{ "rma_write_pingpong (raw with a progress thread)", "xrma_us_one_way",
 	  "fi_write_threaded_us", PHASE_RAW_PP_THREADED, PHASE_XRMA_PP },
 	{ "rma_write_stream (16 in flight)", "xrma_us_per_write", "fi_write_us", PHASE_RAW_BW,
 	  PHASE_XRMA_BW },
