@@ -5,7 +5,9 @@
  * serves providers addressed by name (shm) and by IP and port (tcp;ofi_rxm).
  * The raw side keeps libfabric's own rules: one thread per process posts and
  * polls its CQ, and the target drives progress by polling its CQ while the
- * initiator transfers (tcp and rxm progress only when called).
+ * initiator transfers (tcp and rxm progress only when called). The one
+ * exception, bench_fabric_pingpong_threaded, runs xrma's threads on purpose,
+ * to price them.
  */
 #include "bench_fabric.h"
 #include "local_port.h"
