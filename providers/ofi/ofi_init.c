@@ -317,11 +317,18 @@ static void ofi_open_initiator(struct ofi_ep *ep, bool wanted, const char *host,
 	ep->atomics_on_control = !(ep->rma_info->caps & FI_ATOMIC);
 }
 
+/* Close what ofi_open_objects, the initiator and the control plane opened, in order. */
 static void ofi_close_objects(struct ofi_ep *ep)
 {
+	/* Transfers' endpoint first: what it still has in flight is cancelled, not completed. */
 	ofi_close_initiator(ep);
-	if (ep->ep)
+	/* Then the control endpoint: once it is closed no completion can come for what
+	 * ofi_control_release frees. */
+	if (ep->ep) {
 		fi_close(&ep->ep->fid);
+		ep->ep = NULL;
+	}
+	ofi_control_release(ep);
 	if (ep->cq)
 		fi_close(&ep->cq->fid);
 	if (ep->av)
@@ -435,12 +442,6 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	return 0;
 
 err_objects:
-	ofi_close_initiator(ep);
-	if (ep->ep) {
-		fi_close(&ep->ep->fid);
-		ep->ep = NULL;
-	}
-	ofi_control_release(ep);
 	ofi_close_objects(ep);
 err_free:
 	ofi_free(ep);
@@ -457,13 +458,6 @@ static void ofi_close(void *state)
 	/* Memory the core left registered (it frees everything first; this is a backstop). */
 	while (ep->mems)
 		ofi_mem_free(ep, (struct xrma_prov_mem *)ep->mems);
-	/* Transfers' endpoint first: what it still has in flight is cancelled, not completed. */
-	ofi_close_initiator(ep);
-	if (ep->ep) {
-		fi_close(&ep->ep->fid);
-		ep->ep = NULL;
-	}
-	ofi_control_release(ep);
 	ofi_close_objects(ep);
 	ofi_free(ep);
 }
