@@ -338,19 +338,6 @@ const char *bench_fabric_provider(void)
 
 /* ---- a node file for self-started runs on xrma's ofi provider ---- */
 
-/*
- * Bind a TCP socket on 127.0.0.1 to a port the kernel picks; *port is that
- * port. Keeping the socket open until all are picked gives distinct ports.
- */
-static int hold_free_port(int *port)
-{
-	int fd = local_port_hold(port);
-
-	if (fd < 0)
-		fabric_die("a free port", errno);
-	return fd;
-}
-
 static void remove_node_file(void)
 {
 	if (node_file[0])
@@ -359,8 +346,6 @@ static void remove_node_file(void)
 
 void bench_fabric_node_file(uint32_t first, uint32_t last)
 {
-	int held[NODE_FILE_MAX], port;
-	uint32_t n;
 	FILE *out;
 	int fd;
 
@@ -371,12 +356,8 @@ void bench_fabric_node_file(uint32_t first, uint32_t last)
 	out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!out)
 		fabric_die("node file", FI_EIO);
-	for (n = first; n <= last; n++) {
-		held[n - first] = hold_free_port(&port);
-		fprintf(out, "%u 127.0.0.1:%d\n", n, port);
-	}
-	for (n = first; n <= last; n++)
-		close(held[n - first]);
+	if (local_port_node_lines(out, first, last))
+		fabric_die("a free port", errno);
 	if (fclose(out))
 		fabric_die("node file", FI_EIO);
 	setenv("XRMA_OFI_NODES", node_file, 1);

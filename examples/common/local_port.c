@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,4 +60,35 @@ int local_port_hold(int *port)
 	}
 	errno = EADDRNOTAVAIL;
 	return -1;
+}
+
+int local_port_node_lines(FILE *out, unsigned long first, unsigned long last)
+{
+	size_t n = last >= first ? last - first + 1 : 0, held = 0;
+	int *fds = n ? calloc(n, sizeof(*fds)) : NULL;
+	int err = 0;
+
+	if (!fds) {
+		errno = n ? ENOMEM : EINVAL;
+		return -1;
+	}
+	while (held < n) {
+		int port, fd = local_port_hold(&port);
+
+		if (fd < 0) {
+			err = errno;
+			break;
+		}
+		fds[held] = fd;
+		if (fprintf(out, "%lu 127.0.0.1:%d\n", first + held++, port) < 0) {
+			err = errno ? errno : EIO;
+			break;
+		}
+	}
+	/* Closed only now: a port still held cannot be picked again for a later line. */
+	for (size_t i = 0; i < held; i++)
+		close(fds[i]);
+	free(fds);
+	errno = err;
+	return err ? -1 : 0;
 }

@@ -8,16 +8,17 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include "examples/common/local_port.h"
 
 #define NODES_MAX 64
 
 int main(int argc, char **argv)
 {
-	int fds[NODES_MAX], ports[NODES_MAX];
+	char *lines = NULL;
+	size_t size = 0;
 	long first, last;
-	int n, status = 0;
+	FILE *mem;
+	int ret;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s FIRST LAST\n", argv[0]);
@@ -29,20 +30,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: at most %d nodes, FIRST <= LAST\n", argv[0], NODES_MAX);
 		return 2;
 	}
-	n = (int)(last - first + 1);
-	for (int i = 0; i < n; i++) {
-		fds[i] = local_port_hold(&ports[i]);
-		if (fds[i] < 0) {
-			fprintf(stderr, "%s: no free port on 127.0.0.1\n", argv[0]);
-			return 1;
-		}
+	/* Lines go out only once every node has its port: no half file on failure. */
+	mem = open_memstream(&lines, &size);
+	ret = mem ? local_port_node_lines(mem, (unsigned long)first, (unsigned long)last) : -1;
+	if (mem && fclose(mem))
+		ret = -1;
+	if (ret) {
+		fprintf(stderr, "%s: no free port on 127.0.0.1\n", argv[0]);
+		free(lines);
+		return 1;
 	}
-	printf("# id  host:port\n");
-	for (int i = 0; i < n; i++) {
-		printf("%ld 127.0.0.1:%d\n", first + i, ports[i]);
-		close(fds[i]);
-	}
-	if (fflush(stdout))
-		status = 1;
-	return status;
+	printf("# id  host:port\n%s", lines);
+	free(lines);
+	return fflush(stdout) ? 1 : 0;
 }
