@@ -5,11 +5,10 @@
  * exact documented result, then the fixture's own check and a clean teardown.
  */
 #include "tests/badinput/badinput.h"
+#include "tests/helpers/watchdog.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 struct bi_slot {
 	const struct bi_api *api;
@@ -21,7 +20,7 @@ static int bi_setup(void **state)
 {
 	struct bi_slot *s = *state;
 
-	alarm(BI_CASE_ALARM_S);
+	watchdog_arm(BI_CASE_ALARM_S, s->c->label, "fixture set-up");
 	s->F = s->api->up();
 	return s->F ? 0 : -1;
 }
@@ -29,17 +28,23 @@ static int bi_setup(void **state)
 static int bi_teardown(void **state)
 {
 	struct bi_slot *s = *state;
-	int rc = s->api->down(s->F);
+	int rc;
+
+	watchdog_arm(BI_CASE_ALARM_S, s->c->label, "teardown");
+	rc = s->api->down(s->F);
 
 	s->F = NULL;
-	alarm(0);
+	watchdog_disarm();
 	return rc;
 }
 
 static void bi_test(void **state)
 {
 	struct bi_slot *s = *state;
-	long got = s->c->call(s->F);
+	long got;
+
+	watchdog_arm(BI_CASE_ALARM_S, s->c->label, "the call and the check");
+	got = s->c->call(s->F);
 
 	if (got != s->c->expected) {
 		print_error("%s: got %ld (%s), documented %ld (%s)\n", s->c->label, got,
@@ -69,8 +74,6 @@ int bi_run(const struct bi_api *api)
 			.initial_state = &slots[i],
 		};
 	}
-	/* The default action of SIGALRM ends the program: a hung call fails the suite. */
-	signal(SIGALRM, SIG_DFL);
 	failures = _cmocka_run_group_tests(api->name, tests, api->count, NULL, NULL);
 	free(slots);
 	free(tests);

@@ -4,7 +4,8 @@
  * includes the cases gen_matrix.awk made from matrix.def and gives a fixture: up builds
  * a valid set of objects, check asserts they are exactly as built (bytes, handles, states),
  * down removes them and fails if anything else was left behind. bi_run makes one cmocka
- * test per case, each on a fresh fixture and under an alarm, so a hang fails too.
+ * test per case, each on a fresh fixture and under a watchdog, so a hang fails too and
+ * says where.
  */
 #ifndef XRMA_TEST_BADINPUT_H
 #define XRMA_TEST_BADINPUT_H
@@ -39,7 +40,8 @@ struct bi_api {
 #define BI_FORGED(type) ((type)(uintptr_t)0x5a5a5a5a5a5a5a5aull)
 /* Timeouts given to blocking calls: a call that wrongly blocks returns soon. */
 #define BI_SHORT_MS 20u
-/* Seconds a single case may take before the alarm ends the program. */
+/* Seconds each step of a case (set-up, call and check, teardown) may take before the
+ * watchdog ends the program, naming the case and printing the threads' stacks. */
 #define BI_CASE_ALARM_S 20u
 
 /* Run every case of api as a cmocka group; returns the number of failures. */
