@@ -27,6 +27,13 @@ void pxt_assert_status(tPXIMC_Status actual, tPXIMC_Status expected, const char 
  */
 uint32_t pxt_interface_to(uint32_t node);
 
+/*
+ * pxt_interface_to, asked again until node's interface shows or wait_ms passed. For a
+ * process that has just started: on a network provider its first listing pings the
+ * other nodes, and a connection still being set up may miss that listing's bound.
+ */
+uint32_t pxt_interface_wait(uint32_t node, unsigned int wait_ms);
+
 
 struct pxt_pair {
 	struct xrma_pximc *a, *b;

@@ -35,7 +35,7 @@ static int role_client(int sock, const char *arg)
 	uint8_t data[64] = { 0 };
 
 	(void)arg;
-	iface = pxt_interface_to(MP_PARENT_NODE);
+	iface = pxt_interface_wait(MP_PARENT_NODE, MP_WAIT_MS);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);              /* our instance is up */
 	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);  /* the server is posted */
@@ -68,7 +68,7 @@ static int role_peer(int sock, const char *arg)
 	uint32_t iface, session;
 
 	(void)arg;
-	iface = pxt_interface_to(MP_PARENT_NODE);
+	iface = pxt_interface_wait(MP_PARENT_NODE, MP_WAIT_MS);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 1) == 0);
 	PROC_CHECK(proc_expect(sock, 2, MP_WAIT_MS) == 0);
@@ -90,7 +90,7 @@ static int role_targeted(int sock, const char *arg)
 	uint64_t remote_size = 0, local_size = 0;
 	uint32_t iface, session;
 
-	iface = pxt_interface_to(MP_PARENT_NODE);
+	iface = pxt_interface_wait(MP_PARENT_NODE, MP_WAIT_MS);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);
 	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);
@@ -115,7 +115,7 @@ static int role_link(int sock, const char *arg)
 	uint32_t iface, session, reason = 0;
 
 	(void)arg;
-	iface = pxt_interface_to(MP_PARENT_NODE);
+	iface = pxt_interface_wait(MP_PARENT_NODE, MP_WAIT_MS);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);
 	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);
@@ -145,7 +145,7 @@ static int role_bare(int sock, const char *arg)
 	uint32_t iface;
 
 	(void)arg;
-	iface = pxt_interface_to(MP_PARENT_NODE);
+	iface = pxt_interface_wait(MP_PARENT_NODE, MP_WAIT_MS);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);
 	/* The parent makes a dozen calls meanwhile, each a round trip or more. */
