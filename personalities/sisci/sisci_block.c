@@ -136,20 +136,26 @@ static void *block_main(void *arg)
 	}
 	if (status == SCI_ERR_OK)
 		status = copy_result(b->src, b->dst, b->to, b->size);
-	/* Without a callback the maps are free before a waiter wakes: it may unmap at once. */
-	if (!b->cb)
+	/*
+	 * Without a callback the transfer is over before a waiter wakes: its maps are free
+	 * (the waiter may unmap at once) and its handle is dead (a second wait or an abort
+	 * is ILLEGAL_OPERATION). A waiter already inside holds its own reference.
+	 */
+	if (!b->cb) {
 		block_release_maps(b);
+		xrma_sisci_obj_kill(&b->obj);
+	}
 	pthread_mutex_lock(&b->lock);
 	b->done = true;
 	b->status = status;
 	pthread_cond_broadcast(&b->cond);
 	pthread_mutex_unlock(&b->lock);
-	/* The handle stays valid until the callback has returned (spec §2.1.2). */
-	if (b->cb)
+	/* With one, the handle stays valid until the callback has returned (spec §2.1.2). */
+	if (b->cb) {
 		(void)b->cb(b->cb_arg, b->obj.handle, status);
-	xrma_sisci_obj_kill(&b->obj);
-	if (b->cb)
+		xrma_sisci_obj_kill(&b->obj);
 		block_release_maps(b);
+	}
 	xrma_sisci_obj_put(&b->obj);
 	return NULL;
 }

@@ -375,9 +375,10 @@ static void test_block_transfers(void **state)
 	assert_sci(err, SCI_ERR_ILLEGAL_OPERATION);
 	/*
 	 * Without callback: waiting either sees it finish or finds it finished; either way
-	 * the maps are free then, and unmapping succeeds at once (every round).
+	 * the handle is dead and the maps are free when the wait returns: waiting again or
+	 * aborting is ILLEGAL_OPERATION, and unmapping succeeds at once (every round).
 	 */
-	for (int round = 0; round < 20; round++) {
+	for (int round = 0; round < 200; round++) {
 		if (round) {
 			SCIMapRemoteSegment(remote, &rmap, 0, SEG_SIZE, NULL, 0, &err);
 			assert_sci(err, SCI_ERR_OK);
@@ -386,6 +387,10 @@ static void test_block_transfers(void **state)
 		assert_sci(err, SCI_ERR_OK);
 		SCIWaitForBlockTransfer(block, SISCI_TIMEOUT, 0, &err);
 		assert_true(err == SCI_ERR_OK || err == SCI_ERR_ILLEGAL_OPERATION);
+		SCIWaitForBlockTransfer(block, SISCI_TIMEOUT, 0, &err);
+		assert_sci(err, SCI_ERR_ILLEGAL_OPERATION);
+		SCIAbortBlockTransfer(block, 0, &err);
+		assert_sci(err, SCI_ERR_ILLEGAL_OPERATION);
 		SCIUnmapSegment(rmap, 0, &err);
 		assert_sci(err, SCI_ERR_OK);
 	}
