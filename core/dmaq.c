@@ -102,7 +102,7 @@ int xrma_dmaq_close(struct xrma_dmaq *handle)
 	if (ret)
 		return ret;
 	xrma_lock(&dmaq->lock);
-	ret = dmaq->outstanding || dmaq->signals ? -XRMA_EBUSY : 0;
+	ret = dmaq->outstanding || dmaq->signals || dmaq->firing ? -XRMA_EBUSY : 0;
 	xrma_unlock(&dmaq->lock);
 	if (!ret) {
 		ret = xrma_handle_kill(&dmaq->obj);
@@ -231,12 +231,21 @@ static void complete_job(struct xrma_rma_job *job, int status)
 		wake = status || !(job->flags & XRMA_RMA_UNSIGNALLED);
 	}
 	ready = xrma_core_fence_take_ready_locked(dmaq);
+	/* Until they are written, fence waits, drains and close still wait for them. */
+	if (ready)
+		dmaq->firing++;
 	atomic_fetch_add_explicit(&dmaq->progress, 1, memory_order_release);
 	/* Unsignalled successes still free waiters on drain and fences. */
 	if (wake || !dmaq->outstanding || ready)
 		xrma_cond_broadcast(&dmaq->cond);
 	xrma_unlock(&dmaq->lock);
-	xrma_core_fence_fire(ready);
+	if (ready) {
+		xrma_core_fence_fire(ready);
+		xrma_lock(&dmaq->lock);
+		dmaq->firing--;
+		xrma_cond_broadcast(&dmaq->cond);
+		xrma_unlock(&dmaq->lock);
+	}
 	if (!owned_by_caller)
 		free(job);
 }
@@ -508,13 +517,13 @@ int xrma_dmaq_drain(struct xrma_dmaq *handle, int timeout_ms)
 		return ret;
 	xrma_deadline_set(&deadline, timeout_ms);
 	xrma_lock(&dmaq->lock);
-	while (dmaq->outstanding || dmaq->signals) {
+	while (dmaq->outstanding || dmaq->signals || dmaq->firing) {
 		if (driving) {
 			xrma_core_dmaq_drive_locked(dmaq, &driving);
 			continue;
 		}
 		if (xrma_cond_wait(&dmaq->cond, &dmaq->lock, &deadline) &&
-		    (dmaq->outstanding || dmaq->signals)) {
+		    (dmaq->outstanding || dmaq->signals || dmaq->firing)) {
 			ret = -XRMA_ETIMEDOUT;
 			break;
 		}

@@ -58,6 +58,7 @@ struct xrma_core_dmaq {
 	/* The last signal's next; stale once signals empties, until the next append resets it. */
 	struct xrma_fence_signal **signals_tail;
 	atomic_size_t progress;             /* bumped per completion, for spinning waiters */
+	size_t firing;                      /* signals taken ready, not yet written and released */
 };
 
 static inline int xrma_core_dmaq_acquire(const void *handle, struct xrma_core_dmaq **dmaq)

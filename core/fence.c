@@ -43,6 +43,12 @@ int xrma_fence_mark(struct xrma_dmaq *handle, uint64_t *mark)
 	return 0;
 }
 
+/* Mark passed: its transfers completed and no signal taken at their end is still being written. */
+static bool fence_passed_locked(struct xrma_core_dmaq *dmaq, uint64_t mark)
+{
+	return xrma_core_dmaq_mark_done_locked(dmaq, mark) && !dmaq->firing;
+}
+
 int xrma_fence_test(struct xrma_dmaq *handle, uint64_t mark)
 {
 	struct xrma_core_dmaq *dmaq;
@@ -55,7 +61,7 @@ int xrma_fence_test(struct xrma_dmaq *handle, uint64_t mark)
 	if (mark > dmaq->last_seq)
 		ret = -XRMA_EINVAL;
 	else
-		ret = xrma_core_dmaq_mark_done_locked(dmaq, mark);
+		ret = fence_passed_locked(dmaq, mark);
 	xrma_unlock(&dmaq->lock);
 	xrma_handle_put(&dmaq->obj);
 	return ret;
@@ -76,7 +82,7 @@ int xrma_fence_wait(struct xrma_dmaq *handle, uint64_t mark, int timeout_ms)
 	if (mark > dmaq->last_seq)
 		ret = -XRMA_EINVAL;
 	/* Like a DMA waiter, drive the provider's completions before blocking. */
-	while (!ret && !xrma_core_dmaq_mark_done_locked(dmaq, mark)) {
+	while (!ret && !fence_passed_locked(dmaq, mark)) {
 		if (driving) {
 			xrma_core_dmaq_drive_locked(dmaq, &driving);
 			continue;
@@ -84,7 +90,7 @@ int xrma_fence_wait(struct xrma_dmaq *handle, uint64_t mark, int timeout_ms)
 		if (!spun && timeout_ms) {
 			/* Short waits are common (a few small transfers): spin for the mark before blocking. */
 			spun = true;
-			for (int i = 0; i < XRMA_SPIN_LIMIT && !xrma_core_dmaq_mark_done_locked(dmaq, mark); i++) {
+			for (int i = 0; i < XRMA_SPIN_LIMIT && !fence_passed_locked(dmaq, mark); i++) {
 				xrma_unlock(&dmaq->lock);
 				xrma_cpu_relax();
 				xrma_lock(&dmaq->lock);
@@ -92,7 +98,7 @@ int xrma_fence_wait(struct xrma_dmaq *handle, uint64_t mark, int timeout_ms)
 			continue;
 		}
 		if (xrma_cond_wait(&dmaq->cond, &dmaq->lock, &deadline) &&
-		    !xrma_core_dmaq_mark_done_locked(dmaq, mark))
+		    !fence_passed_locked(dmaq, mark))
 			ret = -XRMA_ETIMEDOUT;
 	}
 	xrma_unlock(&dmaq->lock);

@@ -24,8 +24,9 @@ struct xrma_rseg;
 XRMA_API int xrma_fence_mark(struct xrma_dmaq *dmaq, uint64_t *mark);
 
 /*
- * Wait until every operation of mark completed. XRMA_EINVAL for a mark never
- * handed out by this queue; XRMA_ETIMEDOUT.
+ * Wait until every operation of mark completed, the values of signals that
+ * came before it included. XRMA_EINVAL for a mark never handed out by this
+ * queue; XRMA_ETIMEDOUT.
  */
 XRMA_API int xrma_fence_wait(struct xrma_dmaq *dmaq, uint64_t mark, int timeout_ms);
 

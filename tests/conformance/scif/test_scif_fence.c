@@ -4,10 +4,12 @@
  * scif_fence_mark/scif_fence_wait for RMAs initiated by ourselves and by the
  * peer, scif_fence_signal writing local and remote values only once the marked
  * data is visible (both INIT flags), marks across many RMAs, and every
- * argument error (flags, alignment, offsets outside windows).
+ * argument error (flags, alignment, offsets outside windows). A wait on a mark also
+ * covers the signals before it, and a close covers the signals it still has.
  */
 #include "tests/conformance/scif/scif_test.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +205,71 @@ static void test_scif_fence_waits_from_threads(void **state)
 	assert_int_equal(fixture_pattern_check(smem, DATA, 6, 0), FIXTURE_MATCH);
 }
 
+/*
+ * A signal comes before the mark in the endpoint's order: once the mark's wait returns,
+ * both values are written (every round, sizes mixed so some signals fire at once and
+ * some at a transfer's end).
+ */
+static void test_scif_fence_wait_sees_the_signals_before_the_mark(void **state)
+{
+	(void)state;
+	for (uint64_t round = 1; round <= 200; round++) {
+		size_t len = round % 4 == 0 ? DATA : PAGE * (1 + round % 8);
+		int mark;
+
+		assert_scif_ok(scif_writeto(pair.client, 0, len, 0, 0));
+		assert_scif_ok(scif_fence_signal(pair.client, DATA, round, DATA + 8, round,
+						 SCIF_FENCE_INIT_SELF | SCIF_SIGNAL_LOCAL |
+							 SCIF_SIGNAL_REMOTE));
+		assert_scif_ok(scif_fence_mark(pair.client, SCIF_FENCE_INIT_SELF, &mark));
+		assert_scif_ok(scif_fence_wait(pair.client, mark));
+		assert_int_equal(__atomic_load_n(flag_of(cmem, 0), __ATOMIC_ACQUIRE), round);
+		assert_int_equal(__atomic_load_n(flag_of(smem, 1), __ATOMIC_ACQUIRE), round);
+	}
+}
+
+static size_t open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	size_t n = 0;
+
+	assert_non_null(dir);
+	while (readdir(dir))
+		n++;
+	closedir(dir);
+	return n;
+}
+
+/*
+ * Closing right after a signal to the peer's window: the close waits for the signal,
+ * then lets go of the peer's window. Nothing stays behind, round after round.
+ */
+static void test_scif_close_after_a_remote_signal_keeps_nothing(void **state)
+{
+	size_t before = 0;
+
+	(void)state;
+	for (int round = 0; round <= 40; round++) {
+		struct scif_test_pair p;
+
+		/* Round 0 warms up whatever the library opens once. */
+		if (round == 1)
+			before = open_fds();
+		scif_test_pair_open(&p);
+		assert_int_equal(scif_register(p.server, smem, DATA + PAGE, 0, RW, SCIF_MAP_FIXED), 0);
+		assert_int_equal(scif_register(p.client, cmem, DATA + PAGE, 0, RW, SCIF_MAP_FIXED), 0);
+		assert_scif_ok(scif_writeto(p.client, 0, DATA, 0, 0));
+		assert_scif_ok(scif_fence_signal(p.client, 0, 0, DATA + 8, (uint64_t)round + 1,
+						 SCIF_FENCE_INIT_SELF | SCIF_SIGNAL_REMOTE));
+		assert_scif_ok(scif_close(p.client));
+		p.client = -1;
+		assert_int_equal(__atomic_load_n(flag_of(smem, 1), __ATOMIC_ACQUIRE),
+				 (uint64_t)round + 1);
+		scif_test_pair_close(&p);
+	}
+	assert_int_equal(open_fds(), before);
+}
+
 static void test_scif_fence_after_peer_close_fails_econnreset(void **state)
 {
 	struct scif_test_pair p;
@@ -228,6 +295,9 @@ int main(void)
 		cmocka_unit_test_setup(test_scif_fence_signal_peer_writes_after_peers_data, fence_reset),
 		cmocka_unit_test_setup(test_scif_fence_bad_arguments, fence_reset),
 		cmocka_unit_test_setup(test_scif_fence_waits_from_threads, fence_reset),
+		cmocka_unit_test_setup(test_scif_fence_wait_sees_the_signals_before_the_mark,
+				       fence_reset),
+		cmocka_unit_test_setup(test_scif_close_after_a_remote_signal_keeps_nothing, fence_reset),
 		cmocka_unit_test(test_scif_fence_after_peer_close_fails_econnreset),
 	};
 
