@@ -137,14 +137,14 @@ static void *block_main(void *arg)
 	if (status == SCI_ERR_OK)
 		status = copy_result(b->src, b->dst, b->to, b->size);
 	/*
-	 * Without a callback the transfer is over before a waiter wakes: its maps are free
-	 * (the waiter may unmap at once) and its handle is dead (a second wait or an abort
-	 * is ILLEGAL_OPERATION). A waiter already inside holds its own reference.
+	 * The maps are free before anyone hears of the end: a waiter, or the callback, may
+	 * unmap them at once. Without a callback the handle is dead by then too (a second
+	 * wait or an abort is ILLEGAL_OPERATION); a waiter already inside holds its own
+	 * reference.
 	 */
-	if (!b->cb) {
-		block_release_maps(b);
+	block_release_maps(b);
+	if (!b->cb)
 		xrma_sisci_obj_kill(&b->obj);
-	}
 	pthread_mutex_lock(&b->lock);
 	b->done = true;
 	b->status = status;
@@ -154,7 +154,6 @@ static void *block_main(void *arg)
 	if (b->cb) {
 		(void)b->cb(b->cb_arg, b->obj.handle, status);
 		xrma_sisci_obj_kill(&b->obj);
-		block_release_maps(b);
 	}
 	xrma_sisci_obj_put(&b->obj);
 	return NULL;
