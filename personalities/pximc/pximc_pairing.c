@@ -168,9 +168,11 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 				XRMA_PXIMC_CALL_MS) ||
 	    result != XRMA_PXIMC_PAIR_OK) {
 		if (result == XRMA_PXIMC_PAIR_OK) {
+			/* The requester went away: the window is posted again, listed and pairable. */
 			chosen->link = NULL;
 			xrma_pximc_session_free_resources(px, chosen);
 			chosen->state = XRMA_PXIMC_POSTED;
+			chosen->posted = true;
 		}
 		pthread_mutex_unlock(&px->lock);
 		xrma_conn_close(conn);
