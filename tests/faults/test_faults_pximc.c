@@ -8,7 +8,6 @@
  * hangs, and once the interface to the dead node is back, a fresh partner on the same
  * node pairs and exchanges data (docs/pximc.md "Events", docs/reliability.md).
  */
-#include <sched.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,21 +45,6 @@ static const struct faults_case cases[] = {
 
 #define CHECK_PX(call) PROC_CHECK((call) == PXIMC_SUCCESS)
 
-/* The interface to node, waiting (bounded) until the node's PXImc system is seen. 0: none. */
-static uint32_t interface_to(uint32_t node)
-{
-	uint64_t end = fixture_now_ms() + FAULTS_WAIT_MS;
-
-	while (fixture_now_ms() < end) {
-		uint32_t iface = pxt_interface_to(node);
-
-		if (iface)
-			return iface;
-		sched_yield();
-	}
-	return 0;
-}
-
 static bool all_bytes(const void *buf, size_t len, uint8_t byte)
 {
 	return fixture_check(buf, len, byte) == FIXTURE_MATCH;
@@ -76,7 +60,7 @@ static int client_main(int sock, const char *arg)
 	uint32_t iface, session, reason = 0;
 
 	faults_child_arm(arg);
-	iface = interface_to(SURVIVOR_NODE);
+	iface = pxt_interface_wait(SURVIVOR_NODE, FAULTS_WAIT_MS);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(faults_step_done(sock, 1) == 0);
 	PROC_CHECK(proc_expect(sock, POSTED, FAULTS_WAIT_MS) == 0);
@@ -106,7 +90,7 @@ static int server_main(int sock, const char *arg)
 	uint32_t iface, session, reason = 0;
 
 	faults_child_arm(arg);
-	iface = interface_to(SURVIVOR_NODE);
+	iface = pxt_interface_wait(SURVIVOR_NODE, FAULTS_WAIT_MS);
 	PROC_CHECK(iface != 0);
 	CHECK_PX(PXIMC_requestWindowLogicalAsServer(iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, NULL, 0,
 						    &session));
@@ -133,7 +117,7 @@ static unsigned serve(int sock, uint32_t *session)
 
 	if (faults_step_wait(sock, 1))
 		return 0;
-	iface = interface_to(VICTIM_NODE);
+	iface = pxt_interface_wait(VICTIM_NODE, FAULTS_WAIT_MS);
 	if (!iface || PXIMC_requestWindowLogicalAsServer(iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, NULL,
 							  0, session) != PXIMC_SUCCESS)
 		return 0;
@@ -216,7 +200,7 @@ static tPXIMC_Status request_from(struct proc *server, uint32_t *session)
 
 	if (faults_step_wait(server->sock, 1))
 		return PXIMC_TIMEOUT;   /* not a status the request itself gives here */
-	iface = interface_to(VICTIM_NODE);
+	iface = pxt_interface_wait(VICTIM_NODE, FAULTS_WAIT_MS);
 	if (!iface)
 		return PXIMC_TIMEOUT;   /* not a status the request itself gives here */
 	return PXIMC_requestWindowLogicalAsClient(iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, session);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * tests/conformance/pximc/pximc_test_iface.c: pxt_interface_to and _wait, for the programs that reach
- * other nodes through the Dispatcher (apart from pximc_test.c, which links no PXImc library).
+ * tests/conformance/pximc/pximc_test_iface.c: pxt_interface_to and pxt_interface_wait, for the
+ * programs that reach other nodes through the Dispatcher (apart from pximc_test.c, which links
+ * no PXImc library).
  */
 #include "tests/conformance/pximc/pximc_test.h"
+#include "tests/helpers/fixture.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -33,22 +35,14 @@ uint32_t pxt_interface_to(uint32_t node)
 	return 0;
 }
 
-static uint64_t pxt_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 uint32_t pxt_interface_wait(uint32_t node, unsigned int wait_ms)
 {
 	/* Between listings: a missed node is taken as down without a ping for a while. */
 	const struct timespec pause = { .tv_nsec = 10 * 1000 * 1000 };
-	uint64_t deadline = pxt_now_ms() + wait_ms;
+	uint64_t deadline = fixture_now_ms() + wait_ms;
 	uint32_t iface;
 
-	while (!(iface = pxt_interface_to(node)) && pxt_now_ms() < deadline)
+	while (!(iface = pxt_interface_to(node)) && fixture_now_ms() < deadline)
 		nanosleep(&pause, NULL);
 	return iface;
 }
