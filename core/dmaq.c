@@ -93,6 +93,12 @@ err_free:
 	return ret;
 }
 
+/* Transfers in flight, signals armed, or signals still being written. */
+static bool dmaq_busy_locked(const struct xrma_core_dmaq *dmaq)
+{
+	return dmaq->outstanding || dmaq->signals || dmaq->firing;
+}
+
 int xrma_dmaq_close(struct xrma_dmaq *handle)
 {
 	struct xrma_core_dmaq *dmaq;
@@ -102,7 +108,7 @@ int xrma_dmaq_close(struct xrma_dmaq *handle)
 	if (ret)
 		return ret;
 	xrma_lock(&dmaq->lock);
-	ret = dmaq->outstanding || dmaq->signals || dmaq->firing ? -XRMA_EBUSY : 0;
+	ret = dmaq_busy_locked(dmaq) ? -XRMA_EBUSY : 0;
 	xrma_unlock(&dmaq->lock);
 	if (!ret) {
 		ret = xrma_handle_kill(&dmaq->obj);
@@ -517,13 +523,13 @@ int xrma_dmaq_drain(struct xrma_dmaq *handle, int timeout_ms)
 		return ret;
 	xrma_deadline_set(&deadline, timeout_ms);
 	xrma_lock(&dmaq->lock);
-	while (dmaq->outstanding || dmaq->signals || dmaq->firing) {
+	while (dmaq_busy_locked(dmaq)) {
 		if (driving) {
 			xrma_core_dmaq_drive_locked(dmaq, &driving);
 			continue;
 		}
 		if (xrma_cond_wait(&dmaq->cond, &dmaq->lock, &deadline) &&
-		    (dmaq->outstanding || dmaq->signals || dmaq->firing)) {
+		    dmaq_busy_locked(dmaq)) {
 			ret = -XRMA_ETIMEDOUT;
 			break;
 		}
