@@ -11,7 +11,6 @@
 #include "tests/helpers/fixture.h"
 #include "tests/badinput/badinput.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,19 +54,6 @@ static long bi_scif_result(long ret)
 
 #include "matrix_scif.inc"
 
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static int scif_down(struct bi_fx *F);
 
 #define UP(cond)                                                                                \
@@ -92,7 +78,7 @@ static struct bi_fx *scif_up(void)
 	F->pipe_fd = F->pipe_other = -1;
 	F->out.epd = -1;
 	F->munmap_addr = (unsigned char *)SCIF_MMAP_FAILED;
-	F->fds_before = open_fds();
+	F->fds_before = fixture_open_fds();
 	scif_test_pair_open(&pair);
 	F->ep = pair.client;
 	F->peer = pair.server;
@@ -195,8 +181,8 @@ static int scif_down(struct bi_fx *F)
 	scif_test_free(F->rmem);
 	scif_test_free(F->spare_mem);
 	/* Endpoints are descriptors: one more than before is an endpoint a failing call made. */
-	if (open_fds() != F->fds_before) {
-		fprintf(stderr, "badinput: %d descriptors open, %d before the case\n", open_fds(),
+	if (fixture_open_fds() != F->fds_before) {
+		fprintf(stderr, "badinput: %d descriptors open, %d before the case\n", fixture_open_fds(),
 			F->fds_before);
 		rc = -1;
 	}

@@ -149,6 +149,9 @@ int fixture_wait_blocked(pid_t tid, int timeout_ms);
 
 uint64_t fixture_now_ms(void);
 
+/* Descriptors this process has open now (entries of /proc/self/fd); -1 if unreadable. */
+int fixture_open_fds(void);
+
 /* Spin (yielding) until the segment has want importers; 0 or ETIMEDOUT. */
 int fixture_wait_importers(struct xrma_seg *seg, size_t want, int timeout_ms);
 

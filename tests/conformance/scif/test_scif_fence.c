@@ -9,7 +9,6 @@
  */
 #include "tests/conformance/scif/scif_test.h"
 
-#include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,33 +227,23 @@ static void test_scif_fence_wait_sees_the_signals_before_the_mark(void **state)
 	}
 }
 
-static size_t open_fds(void)
-{
-	DIR *dir = opendir("/proc/self/fd");
-	size_t n = 0;
-
-	assert_non_null(dir);
-	while (readdir(dir))
-		n++;
-	closedir(dir);
-	return n;
-}
-
 /*
  * Closing right after a signal to the peer's window: the close waits for the signal,
  * then lets go of the peer's window. Nothing stays behind, round after round.
  */
 static void test_scif_close_after_a_remote_signal_keeps_nothing(void **state)
 {
-	size_t before = 0;
+	int before = 0;
 
 	(void)state;
 	for (int round = 0; round <= 40; round++) {
 		struct scif_test_pair p;
 
 		/* Round 0 warms up whatever the library opens once. */
-		if (round == 1)
-			before = open_fds();
+		if (round == 1) {
+			before = fixture_open_fds();
+			assert_true(before > 0);
+		}
 		scif_test_pair_open(&p);
 		assert_int_equal(scif_register(p.server, smem, DATA + PAGE, 0, RW, SCIF_MAP_FIXED), 0);
 		assert_int_equal(scif_register(p.client, cmem, DATA + PAGE, 0, RW, SCIF_MAP_FIXED), 0);
@@ -267,7 +256,7 @@ static void test_scif_close_after_a_remote_signal_keeps_nothing(void **state)
 				 (uint64_t)round + 1);
 		scif_test_pair_close(&p);
 	}
-	assert_int_equal(open_fds(), before);
+	assert_int_equal(fixture_open_fds(), before);
 }
 
 static void test_scif_fence_after_peer_close_fails_econnreset(void **state)
