@@ -11,6 +11,7 @@
 #include <xrma/fence.h>
 #include "core/ctx.h"
 #include "core/dmaq.h"
+#include "core/peer_shared.h"
 #include "core/rseg.h"
 #include "core/seg.h"
 #include "core/wait.h"
@@ -243,13 +244,16 @@ void xrma_core_fence_fire(struct xrma_fence_signal *list)
 			char *at = (char *)s->local->addr + s->local_offset;
 
 			/* Release order: the transfers' data is visible before the value,
-			 * and a poller sees the value whole where alignment allows. */
+			 * and a poller sees the value whole where alignment allows. Peers
+			 * poll the word too, through the provider (core/peer_shared.h). */
+			XRMA_PEER_SHARED_BEGIN();
 			if (s->local_offset % 8 == 0) {
 				__atomic_store_n((uint64_t *)(void *)at, s->local_value, __ATOMIC_RELEASE);
 			} else {
 				atomic_thread_fence(memory_order_release);
 				memcpy(at, &s->local_value, 8);
 			}
+			XRMA_PEER_SHARED_END();
 		}
 		if (s->remote)
 			fire_remote(s);

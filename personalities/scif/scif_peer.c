@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "core/peer_shared.h"
 #include "personalities/scif/scif_internal.h"
 
 /* Reader retries while the owner rewrites the table, before giving up on it. */
@@ -86,10 +87,12 @@ static void seq_box_raise(struct xrma_scif_ep *ep, uint64_t seq)
 
 	if (!ep->seq_box)
 		return;
+	XRMA_PEER_SHARED_BEGIN();
 	seen = __atomic_load_n(ep->seq_box, __ATOMIC_ACQUIRE);
 	while (seen < seq &&
 	       !__atomic_compare_exchange_n(ep->seq_box, &seen, seq, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		;
+	XRMA_PEER_SHARED_END();
 }
 
 /* A consistent copy of the header and the live entries (the unmapped path). */
@@ -151,8 +154,11 @@ static int seq_box_open(struct xrma_scif_ep *ep, struct xrma_ctx *ctx)
 		__atomic_store_n(ep->seq_box, 0, __ATOMIC_RELAXED);
 		ret = xrma_seg_export(ep->seq_box_seg, 0);
 	}
-	if (!ret)
+	if (!ret) {
+		XRMA_PEER_SHARED_BEGIN();
 		__atomic_store_n(&ep->ras->seq_box, id + 1, __ATOMIC_RELEASE);
+		XRMA_PEER_SHARED_END();
+	}
 	return ret;
 }
 
@@ -230,8 +236,11 @@ void xrma_scif_peer_detach(struct xrma_scif_ep *ep)
 		ep->peer_box_rseg = NULL;
 	}
 	if (ep->seq_box_seg) {
-		if (ep->ras)
+		if (ep->ras) {
+			XRMA_PEER_SHARED_BEGIN();
 			__atomic_store_n(&ep->ras->seq_box, 0, __ATOMIC_RELEASE);
+			XRMA_PEER_SHARED_END();
+		}
 		/* The peer may still hold an import of it: close once nothing uses it. */
 		xrma_scif_retire(ep->seq_box_seg, NULL);
 		ep->seq_box_seg = NULL;
@@ -378,7 +387,9 @@ void xrma_scif_imports_sweep(struct xrma_scif_ep *ep, bool all)
 			return;
 	} else if (!all) {
 		/* The box holds the owner's number once its last change returned: no read if the copy has it. */
+		XRMA_PEER_SHARED_BEGIN();
 		seq = __atomic_load_n(ep->seq_box, __ATOMIC_ACQUIRE);
+		XRMA_PEER_SHARED_END();
 		ep->peer_copy_current = ep->peer_copy_valid && seq == ep->peer_copy_seq;
 		if (peer_snapshot(ep))
 			return;

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/peer_shared.h"
 #include "personalities/scif/scif_internal.h"
 
 /* Offsets stay below 2^62, as in MPSS. */
@@ -126,8 +127,10 @@ err_win:
 static void ras_publish(struct xrma_scif_ep *ep)
 {
 	struct xrma_scif_ras_shared *ras = ep->ras;
-	uint64_t seq = LOAD(&ras->seq), n = 0;
+	uint64_t seq, n = 0;
 
+	XRMA_PEER_SHARED_BEGIN();
+	seq = LOAD(&ras->seq);
 	STORE(&ras->seq, seq + 1);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (size_t i = 0; i < ep->nwindows; i++) {
@@ -144,6 +147,7 @@ static void ras_publish(struct xrma_scif_ep *ep)
 	}
 	STORE(&ras->count, n);
 	__atomic_store_n(&ras->seq, seq + 2, __ATOMIC_RELEASE);
+	XRMA_PEER_SHARED_END();
 }
 
 /* Drop unregistered windows whose segment could close (their range is free again). */
@@ -391,9 +395,12 @@ const struct xrma_scif_window *xrma_scif_window_find(struct xrma_scif_ep *ep, ui
 
 uint64_t xrma_scif_rma_begin(struct xrma_scif_ep *ep)
 {
-	uint64_t n = LOAD(&ep->ras->posted) + 1;
+	uint64_t n;
 
+	XRMA_PEER_SHARED_BEGIN();
+	n = LOAD(&ep->ras->posted) + 1;
 	__atomic_store_n(&ep->ras->posted, n, __ATOMIC_RELEASE);
+	XRMA_PEER_SHARED_END();
 	return n;
 }
 
@@ -406,7 +413,9 @@ int xrma_scif_rma_end(struct xrma_scif_ep *ep, uint64_t n, bool sync)
 	 * Without asynchronous RMAs on this endpoint nothing can still be running.
 	 */
 	if (sync && (!ep->async_used || (!xrma_dmaq_outstanding(ep->dmaq, &outstanding) && !outstanding))) {
+		XRMA_PEER_SHARED_BEGIN();
 		__atomic_store_n(&ep->ras->done[slot], n, __ATOMIC_RELEASE);
+		XRMA_PEER_SHARED_END();
 		return 0;
 	}
 	return xrma_fence_signal(ep->dmaq, ep->ras_seg,
