@@ -276,7 +276,17 @@ struct xrma_sisci_map {
 	void *addr;
 	size_t offset, size;
 	bool readonly;
-	unsigned users;                 /* sequences and block transfers; atomic */
+	unsigned users;                 /* uses, and XRMA_SISCI_MAP_UNMAPPING; atomic */
 };
+
+/*
+ * Whatever touches a map's memory, or lives on the map (a sequence), holds a use:
+ * SCIUnmapSegment is BUSY while any is held, and once it has begun no use starts.
+ * xrma_sisci_map_enter: the live map of a handle, referenced and in use, or NULL
+ * (stale handle, or being unmapped). xrma_sisci_map_leave undoes both.
+ */
+#define XRMA_SISCI_MAP_UNMAPPING (1u << 31)
+struct xrma_sisci_map *xrma_sisci_map_enter(sci_map_t map);
+void xrma_sisci_map_leave(struct xrma_sisci_map *m);
 
 #endif

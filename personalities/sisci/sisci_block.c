@@ -19,7 +19,7 @@
 
 struct xrma_sisci_block {
 	struct xrma_sisci_obj obj;
-	struct xrma_sisci_map *src, *dst;   /* referenced; counted as users */
+	struct xrma_sisci_map *src, *dst;   /* entered: referenced and in use */
 	char *from, *to;
 	size_t size;
 	sci_cb_block_transfer_t cb;         /* NULL: no callback */
@@ -39,15 +39,15 @@ static void block_destroy(struct xrma_sisci_obj *obj)
 	free(b);
 }
 
-/* Validate both maps and the ranges; on success both maps are referenced. */
+/* Validate both maps and the ranges; on success both maps are entered (in use). */
 static sci_error_t block_check(sci_map_t sourceMap, size_t sourceOffset, sci_map_t destinationMap,
 			       size_t destinationOffset, size_t size, struct xrma_sisci_map **src,
 			       struct xrma_sisci_map **dst)
 {
 	sci_error_t err = SCI_ERR_OK;
 
-	*src = XRMA_SISCI_GET(sourceMap, XRMA_SISCI_MAP, struct xrma_sisci_map);
-	*dst = XRMA_SISCI_GET(destinationMap, XRMA_SISCI_MAP, struct xrma_sisci_map);
+	*src = xrma_sisci_map_enter(sourceMap);
+	*dst = xrma_sisci_map_enter(destinationMap);
 	if (!*src || !*dst)
 		err = SCI_ERR_ILLEGAL_PARAMETER;
 	else if (!size)
@@ -59,9 +59,9 @@ static sci_error_t block_check(sci_map_t sourceMap, size_t sourceOffset, sci_map
 		err = SCI_ERR_ILLEGAL_OPERATION;
 	if (err != SCI_ERR_OK) {
 		if (*src)
-			xrma_sisci_obj_put(&(*src)->obj);
+			xrma_sisci_map_leave(*src);
 		if (*dst)
-			xrma_sisci_obj_put(&(*dst)->obj);
+			xrma_sisci_map_leave(*dst);
 	}
 	return err;
 }
@@ -100,8 +100,8 @@ void SCITransferBlock(sci_map_t sourceMap, size_t sourceOffset, sci_map_t destin
 	if (err == SCI_ERR_OK) {
 		memmove((char *)dst->addr + destinationOffset, (char *)src->addr + sourceOffset, size);
 		err = copy_result(src, dst, (char *)dst->addr + destinationOffset, size);
-		xrma_sisci_obj_put(&src->obj);
-		xrma_sisci_obj_put(&dst->obj);
+		xrma_sisci_map_leave(src);
+		xrma_sisci_map_leave(dst);
 	}
 	xrma_sisci_set(error, err);
 }
@@ -109,10 +109,8 @@ void SCITransferBlock(sci_map_t sourceMap, size_t sourceOffset, sci_map_t destin
 /* The transfer no longer uses its maps. */
 static void block_release_maps(struct xrma_sisci_block *b)
 {
-	__atomic_sub_fetch(&b->src->users, 1, __ATOMIC_ACQ_REL);
-	__atomic_sub_fetch(&b->dst->users, 1, __ATOMIC_ACQ_REL);
-	xrma_sisci_obj_put(&b->src->obj);
-	xrma_sisci_obj_put(&b->dst->obj);
+	xrma_sisci_map_leave(b->src);
+	xrma_sisci_map_leave(b->dst);
 }
 
 static void *block_main(void *arg)
@@ -196,8 +194,6 @@ void SCITransferBlockAsync(sci_map_t sourceMap, size_t sourceOffset, sci_map_t d
 		block_destroy(&b->obj);
 		goto err_put;
 	}
-	__atomic_add_fetch(&src->users, 1, __ATOMIC_ACQ_REL);
-	__atomic_add_fetch(&dst->users, 1, __ATOMIC_ACQ_REL);
 	*block = b->obj.handle;
 	xrma_sisci_obj_ref(&b->obj); /* the copy thread's */
 	if (pthread_create(&thread, NULL, block_main, b)) {
@@ -210,8 +206,8 @@ void SCITransferBlockAsync(sci_map_t sourceMap, size_t sourceOffset, sci_map_t d
 	return;
 
 err_put:
-	xrma_sisci_obj_put(&src->obj);
-	xrma_sisci_obj_put(&dst->obj);
+	xrma_sisci_map_leave(src);
+	xrma_sisci_map_leave(dst);
 	xrma_sisci_set(error, err);
 }
 

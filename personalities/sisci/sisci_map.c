@@ -33,6 +33,30 @@ static sci_error_t map_publish(struct xrma_sisci_map *m, sci_map_t *out)
 	return err;
 }
 
+struct xrma_sisci_map *xrma_sisci_map_enter(sci_map_t map)
+{
+	struct xrma_sisci_map *m = XRMA_SISCI_GET(map, XRMA_SISCI_MAP, struct xrma_sisci_map);
+	unsigned users;
+
+	if (!m)
+		return NULL;
+	users = __atomic_load_n(&m->users, __ATOMIC_RELAXED);
+	do {
+		if (users & XRMA_SISCI_MAP_UNMAPPING) {
+			xrma_sisci_obj_put(&m->obj);
+			return NULL;
+		}
+	} while (!__atomic_compare_exchange_n(&m->users, &users, users + 1, true, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	return m;
+}
+
+void xrma_sisci_map_leave(struct xrma_sisci_map *m)
+{
+	__atomic_sub_fetch(&m->users, 1, __ATOMIC_RELEASE);
+	xrma_sisci_obj_put(&m->obj);
+}
+
 static sci_error_t check_range(size_t offset, size_t size, size_t limit)
 {
 	if (!size)
@@ -144,6 +168,7 @@ volatile void *SCIMapRemoteSegment(sci_remote_segment_t segment, sci_map_t *map,
 void SCIUnmapSegment(sci_map_t map, unsigned int flags, sci_error_t *error)
 {
 	struct xrma_sisci_map *m = XRMA_SISCI_GET(map, XRMA_SISCI_MAP, struct xrma_sisci_map);
+	unsigned idle = 0;
 	sci_error_t err;
 
 	if (!m) {
@@ -151,8 +176,10 @@ void SCIUnmapSegment(sci_map_t map, unsigned int flags, sci_error_t *error)
 		return;
 	}
 	err = xrma_sisci_flags(flags, 0, 0);
-	if (err == SCI_ERR_OK && __atomic_load_n(&m->users, __ATOMIC_ACQUIRE))
-		err = SCI_ERR_BUSY; /* sequences or block transfers still use it */
+	/* Claimed only when no use is held; from then on none can start. */
+	if (err == SCI_ERR_OK && !__atomic_compare_exchange_n(&m->users, &idle, XRMA_SISCI_MAP_UNMAPPING,
+							       false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		err = idle & XRMA_SISCI_MAP_UNMAPPING ? SCI_ERR_ILLEGAL_PARAMETER : SCI_ERR_BUSY;
 	if (err == SCI_ERR_OK && !xrma_sisci_obj_kill(&m->obj))
 		err = SCI_ERR_ILLEGAL_PARAMETER;
 	if (err == SCI_ERR_OK && m->lseg) {
@@ -180,7 +207,7 @@ void SCIUnmapSegment(sci_map_t map, unsigned int flags, sci_error_t *error)
  */
 static sci_error_t pio_copy(void *mem, sci_map_t map, size_t offset, size_t size, unsigned int flags)
 {
-	struct xrma_sisci_map *m = XRMA_SISCI_GET(map, XRMA_SISCI_MAP, struct xrma_sisci_map);
+	struct xrma_sisci_map *m = xrma_sisci_map_enter(map);
 	sci_error_t err;
 
 	if (!m)
@@ -205,7 +232,7 @@ static sci_error_t pio_copy(void *mem, sci_map_t map, size_t offset, size_t size
 		if (flags & SCI_FLAG_BLOCK_READ)
 			memset(mem, XRMA_SISCI_UNTRUSTED_BYTE, size);
 	}
-	xrma_sisci_obj_put(&m->obj);
+	xrma_sisci_map_leave(m);
 	return err;
 }
 

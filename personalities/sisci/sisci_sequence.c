@@ -24,7 +24,7 @@
 
 struct xrma_sisci_seq {
 	struct xrma_sisci_obj obj;
-	struct xrma_sisci_map *map;     /* referenced */
+	struct xrma_sisci_map *map;     /* entered until the sequence is destroyed */
 	pthread_mutex_t lock;           /* guards the baselines below */
 	unsigned long faults_seen;
 	struct xrma_rseg_errors errors_seen;    /* of checks: since the start, the last check */
@@ -40,6 +40,9 @@ static void seq_destroy(struct xrma_sisci_obj *obj)
 {
 	struct xrma_sisci_seq *s = (struct xrma_sisci_seq *)obj;
 
+	/* Only here: a call still inside the removed sequence still uses the map. */
+	if (s->map)
+		xrma_sisci_map_leave(s->map);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -47,7 +50,7 @@ static void seq_destroy(struct xrma_sisci_obj *obj)
 void SCICreateMapSequence(sci_map_t map, sci_sequence_t *sequence, unsigned int flags,
 			  sci_error_t *error)
 {
-	struct xrma_sisci_map *m = XRMA_SISCI_GET(map, XRMA_SISCI_MAP, struct xrma_sisci_map);
+	struct xrma_sisci_map *m = xrma_sisci_map_enter(map);
 	struct xrma_sisci_seq *s = NULL;
 	sci_error_t err;
 
@@ -62,7 +65,7 @@ void SCICreateMapSequence(sci_map_t map, sci_sequence_t *sequence, unsigned int 
 	if (err == SCI_ERR_OK && !(s = calloc(1, sizeof(*s))))
 		err = SCI_ERR_NOSPC;
 	if (err == SCI_ERR_OK) {
-		s->map = m;
+		s->map = m; /* the sequence holds the use from here on */
 		pthread_mutex_init(&s->lock, NULL);
 		/* Errors from before the sequence existed are none of its business. */
 		if (m->rseg) {
@@ -70,15 +73,13 @@ void SCICreateMapSequence(sci_map_t map, sci_sequence_t *sequence, unsigned int 
 			s->barrier_seen = s->errors_seen;
 		}
 		err = xrma_sisci_obj_publish(&s->obj, XRMA_SISCI_SEQ, seq_destroy);
-		if (err == SCI_ERR_OK) {
-			__atomic_add_fetch(&m->users, 1, __ATOMIC_ACQ_REL);
-			xrma_sisci_obj_ref(&m->obj);
+		if (err == SCI_ERR_OK)
 			*sequence = s->obj.handle;
-		} else {
+		else
 			seq_destroy(&s->obj);
-		}
+	} else {
+		xrma_sisci_map_leave(m);
 	}
-	xrma_sisci_obj_put(&m->obj);
 	xrma_sisci_set(error, err);
 }
 
@@ -92,10 +93,9 @@ void SCIRemoveSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t 
 		return;
 	}
 	err = xrma_sisci_flags(flags, 0, 0);
-	if (err == SCI_ERR_OK && xrma_sisci_obj_kill(&s->obj)) {
-		__atomic_sub_fetch(&s->map->users, 1, __ATOMIC_ACQ_REL);
-		xrma_sisci_obj_put(&s->map->obj);
-	}
+	/* The map is released when the last call inside the sequence has left (seq_destroy). */
+	if (err == SCI_ERR_OK)
+		(void)xrma_sisci_obj_kill(&s->obj);
 	xrma_sisci_obj_put(&s->obj);
 	xrma_sisci_set(error, err);
 }

@@ -7,6 +7,8 @@
  */
 #include "tests/conformance/sisci/sisci_test.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 static sci_desc_t sd1, sd2;
@@ -617,6 +619,102 @@ static void test_sequences_report_peer_loss(void **state)
 	sisci_test_remove(seg);
 }
 
+/*
+ * SCIUnmapSegment against a call that starts using the same remote map in another
+ * thread: a sequence, a block transfer, a PIO copy. The unmap is BUSY while the
+ * map is in use and the other call fails once the unmap has begun; a sequence
+ * never survives on an unmapped map, and no copy touches unmapped memory.
+ */
+enum map_use { USE_SEQUENCE, USE_BLOCK, USE_PIO, USE_KINDS };
+
+struct map_racer {
+	struct fixture_barrier *start;
+	enum map_use use;
+	sci_map_t map, local;
+	sci_sequence_t seq;
+	sci_error_t err;
+	unsigned char buf[4096];
+};
+
+static void *map_racer_main(void *arg)
+{
+	struct map_racer *r = arg;
+
+	if (fixture_barrier_wait(r->start, SISCI_TIMEOUT)) {
+		r->err = SCI_ERR_TIMEOUT;
+		return NULL;
+	}
+	switch (r->use) {
+	case USE_SEQUENCE:
+		SCICreateMapSequence(r->map, &r->seq, 0, &r->err);
+		break;
+	case USE_BLOCK:
+		SCITransferBlock(r->map, 0, r->local, 0, sizeof(r->buf), 0, &r->err);
+		break;
+	default:
+		SCIMemCopy(r->buf, r->map, 0, sizeof(r->buf), SCI_FLAG_BLOCK_READ, &r->err);
+		break;
+	}
+	return NULL;
+}
+
+static void test_unmap_against_a_starting_user(void **state)
+{
+	sci_local_segment_t seg = sisci_test_segment(sd1, 43, 4096);
+	sci_local_segment_t dst = sisci_test_segment(sd2, 44, 4096);
+	sci_remote_segment_t r = sisci_test_connect(sd2, sisci_node(1), 43);
+	struct map_racer *racer = calloc(1, sizeof(*racer));
+	struct fixture_barrier start;
+	unsigned int busy = 0, refused = 0;
+	sci_error_t err;
+	pthread_t t;
+
+	(void)state;
+	assert_non_null(racer);
+	fixture_barrier_init(&start, 2);
+	(void)SCIMapLocalSegment(dst, &racer->local, 0, 4096, NULL, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	for (unsigned int round = 0; round < 300 * USE_KINDS; round++) {
+		sci_error_t unmapped;
+
+		racer->use = (enum map_use)(round % USE_KINDS);
+		racer->start = &start;
+		(void)SCIMapRemoteSegment(r, &racer->map, 0, 4096, NULL, 0, &err);
+		assert_sci(err, SCI_ERR_OK);
+		assert_int_equal(pthread_create(&t, NULL, map_racer_main, racer), 0);
+		assert_int_equal(fixture_barrier_wait(&start, SISCI_TIMEOUT), 0);
+		SCIUnmapSegment(racer->map, 0, &unmapped);
+		assert_int_equal(fixture_join(t, SISCI_TIMEOUT, NULL), 0);
+		assert_true(unmapped == SCI_ERR_OK || unmapped == SCI_ERR_BUSY);
+		if (unmapped == SCI_ERR_BUSY) {
+			/* A use made it busy, and that use succeeded. */
+			busy++;
+			assert_sci(racer->err, SCI_ERR_OK);
+			if (racer->use == USE_SEQUENCE) {
+				SCIRemoveSequence(racer->seq, 0, &err);
+				assert_sci(err, SCI_ERR_OK);
+			}
+			SCIUnmapSegment(racer->map, 0, &err);
+			assert_sci(err, SCI_ERR_OK);
+		} else if (racer->use == USE_SEQUENCE) {
+			/* Unmapped: the sequence came too late, it must not exist. */
+			assert_sci(racer->err, SCI_ERR_ILLEGAL_PARAMETER);
+			refused++;
+		} else {
+			/* A copy either ended before the unmap or was refused. */
+			assert_true(racer->err == SCI_ERR_OK || racer->err == SCI_ERR_ILLEGAL_PARAMETER);
+		}
+	}
+	print_message("the use first %u times, a sequence refused %u times\n", busy, refused);
+	SCIUnmapSegment(racer->local, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	fixture_barrier_destroy(&start);
+	free(racer);
+	sisci_test_disconnect(r);
+	sisci_test_remove(dst);
+	sisci_test_remove(seg);
+}
+
 static void test_register_user_memory(void **state)
 {
 	/* Page aligned: providers that re-back registered memory need whole pages. */
@@ -896,6 +994,7 @@ int main(void)
 		T(test_remove_and_disconnect_cancel_waiters),
 		T(test_maps_pio_and_busy_rules),
 		T(test_sequences_report_peer_loss),
+		T(test_unmap_against_a_starting_user),
 		T(test_register_user_memory),
 		T(test_second_adapter_from_environment),
 		T(test_privileged_and_misc_errors),
