@@ -48,6 +48,8 @@ struct xrma_core_conn {
 	int fd;                             /* fixed at open: eventfd of xrma_conn_fd */
 	size_t chunk_max;                   /* fixed at open: largest CONN_DATA payload */
 	struct xrma_evq evq;                /* its own lock */
+	/* Set with closed: a connect waiting for its reply reads it without the lock. */
+	atomic_bool closing;
 
 	uint64_t id;                        /* under ctx->lock: key in ctx->conns, 0 if absent */
 	bool listed;                        /* under ctx->lock: in ctx->listeners under port */
@@ -307,6 +309,7 @@ static int conn_new(struct xrma_core_ctx *ctx, struct xrma_core_conn **out)
 	conn->state = XRMA_CONN_UNBOUND;
 	conn->reqs_tail = &conn->reqs;
 	atomic_init(&conn->seq, 0);
+	atomic_init(&conn->closing, false);
 	xrma_evq_init(&conn->evq);
 	xrma_lock_init(&conn->lock);
 	xrma_cond_init(&conn->cond);
@@ -379,6 +382,7 @@ int xrma_conn_close(struct xrma_conn *handle)
 	/* closed first: a listen or connect racing with us sees it before registering. */
 	xrma_lock(&conn->lock);
 	conn->closed = true;
+	atomic_store_explicit(&conn->closing, true, memory_order_release);
 	state = conn->state;
 	peer = conn->peer;
 	peer_id = conn->peer_id;
@@ -391,6 +395,9 @@ int xrma_conn_close(struct xrma_conn *handle)
 	port = conn->port;
 	conn_changed_locked(conn);
 	xrma_unlock(&conn->lock);
+	/* A connect waiting for the listener's answer (which may never come) gives up. */
+	if (state == XRMA_CONN_CONNECTING)
+		xrma_control_wake(ctx);
 
 	xrma_lock(&ctx->lock);
 	if (conn->id) {
@@ -630,7 +637,7 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 	if (ret)
 		goto out_put;
 
-	ret = xrma_control_call(ctx, &owner, &msg, &reply, timeout_ms);
+	ret = xrma_control_call_cancelable(ctx, &owner, &msg, &reply, timeout_ms, &conn->closing);
 	if (!ret)
 		XRMA_KILL_POINT("core.conn.connect.after_reply");
 	if (!ret && (!reply.arg[0] || !reply.arg[1] || reply.arg[1] > CONN_PEER_WINDOW_MAX)) {

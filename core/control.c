@@ -2,7 +2,8 @@
 /*
  * core/control.c: request/reply matching over the control channel (see
  * control.h). Pending slots live on the caller's stack: a caller that times
- * out unlinks its slot before returning, so a late reply finds nothing.
+ * out or is cancelled unlinks its slot before returning, so a late reply finds
+ * nothing.
  */
 #include "core/control.h"
 
@@ -76,6 +77,13 @@ static void unlink_pending(struct xrma_control *control, struct xrma_pending *p)
 int xrma_control_call(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
 		      struct xrma_wire_msg *msg, struct xrma_reply *reply, int timeout_ms)
 {
+	return xrma_control_call_cancelable(ctx, dst, msg, reply, timeout_ms, NULL);
+}
+
+int xrma_control_call_cancelable(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
+				 struct xrma_wire_msg *msg, struct xrma_reply *reply, int timeout_ms,
+				 const atomic_bool *cancel)
+{
 	struct xrma_control *control = &ctx->control;
 	struct xrma_pending p = { .dst = *dst, .reply = reply };
 	struct xrma_deadline deadline;
@@ -101,6 +109,15 @@ int xrma_control_call(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *ds
 		return ret;
 	}
 	while (!p.done) {
+		/*
+		 * The canceller sets the flag before xrma_control_wake takes this lock, so
+		 * it is seen here or its broadcast finds us waiting: no lost wake-up.
+		 */
+		if (cancel && atomic_load_explicit(cancel, memory_order_acquire)) {
+			unlink_pending(control, &p);
+			xrma_unlock(&control->lock);
+			return -XRMA_ECANCELED;
+		}
 		if (xrma_cond_wait(&control->cond, &control->lock, &deadline) && !p.done) {
 			unlink_pending(control, &p);
 			xrma_unlock(&control->lock);
@@ -109,6 +126,15 @@ int xrma_control_call(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *ds
 	}
 	xrma_unlock(&control->lock);
 	return reply->status;
+}
+
+void xrma_control_wake(struct xrma_core_ctx *ctx)
+{
+	struct xrma_control *control = &ctx->control;
+
+	xrma_lock(&control->lock);
+	xrma_cond_broadcast(&control->cond);
+	xrma_unlock(&control->lock);
 }
 
 int xrma_control_reply(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst, uint64_t req,

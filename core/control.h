@@ -48,6 +48,18 @@ int xrma_control_send(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *ds
 int xrma_control_call(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
 		      struct xrma_wire_msg *msg, struct xrma_reply *reply, int timeout_ms);
 
+/*
+ * xrma_control_call that also gives up, with -XRMA_ECANCELED, once *cancel is
+ * true: whoever sets it calls xrma_control_wake afterwards. A reply arriving
+ * after that finds no slot (xrma_control_on_reply returns false).
+ */
+int xrma_control_call_cancelable(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
+				 struct xrma_wire_msg *msg, struct xrma_reply *reply, int timeout_ms,
+				 const atomic_bool *cancel);
+
+/* Have every waiting call look at its cancel flag again. */
+void xrma_control_wake(struct xrma_core_ctx *ctx);
+
 /* Answer request req of dst. */
 int xrma_control_reply(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst, uint64_t req,
 		       int status, const uint64_t arg[4], const void *payload, uint32_t payload_len);

@@ -34,7 +34,11 @@ enum xrma_conn_state {
 
 XRMA_API int xrma_conn_open(struct xrma_ctx *ctx, uint32_t flags, struct xrma_conn **conn);
 
-/* Close; a connected peer sees end of stream. Pending accepts are refused. */
+/*
+ * Close; a connected peer sees end of stream. Pending accepts are refused. A
+ * connect, accept, send or receive blocked on conn in another thread returns
+ * XRMA_ECANCELED (a send or receive that moved bytes returns their count).
+ */
 XRMA_API int xrma_conn_close(struct xrma_conn *conn);
 
 /*
@@ -51,7 +55,8 @@ XRMA_API int xrma_conn_listen(struct xrma_conn *conn, int backlog);
 /*
  * Connect to (node, port); binds to a free port first if unbound.
  * Errors: XRMA_ENODEV (no such node), XRMA_ECONNREFUSED (nobody listens or the
- * backlog is full), XRMA_ETIMEDOUT, XRMA_EISCONN, XRMA_ESTATE (listening).
+ * backlog is full), XRMA_ETIMEDOUT, XRMA_EISCONN, XRMA_ESTATE (listening),
+ * XRMA_ECANCELED (closed meanwhile, also while waiting for the accept).
  */
 XRMA_API int xrma_conn_connect(struct xrma_conn *conn, uint32_t node, uint32_t port, int timeout_ms);
 

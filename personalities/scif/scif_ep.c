@@ -41,6 +41,16 @@ static bool state_connected(enum xrma_conn_state state)
 	       state == XRMA_CONN_CONNECTING;
 }
 
+/*
+ * Join a non-blocking connect's thread if one ran and nobody joined it yet.
+ * Not ep->lock: an RMA or fence call may hold that for long.
+ */
+static void connect_join(struct xrma_scif_ep *ep)
+{
+	if (__atomic_exchange_n(&ep->connect_joinable, false, __ATOMIC_ACQ_REL))
+		pthread_join(ep->connect_thread, NULL);
+}
+
 /* A free port at or above SCIF_PORT_RSVD; running out of ports reads as EADDRINUSE. */
 static int bind_any(struct xrma_conn *conn, uint32_t *port)
 {
@@ -98,8 +108,10 @@ int scif_close(scif_epd_t epd)
 		xrma_scif_ras_teardown(ep);
 	pthread_mutex_unlock(&ep->lock);
 	XRMA_KILL_POINT("scif.close.after_teardown");
-	/* Wakes blocked sends and receives; the peer sees the end of the stream. */
+	/* Wakes blocked connects, sends and receives; the peer sees the end of the stream. */
 	xrma_conn_close(ep->conn);
+	/* A non-blocking connect's thread, woken just now, ends before we return. */
+	connect_join(ep);
 	xrma_scif_ep_put(ep);
 	xrma_scif_retired_sweep();
 	return 0;
@@ -208,19 +220,20 @@ static void *connect_main(void *arg)
 /*
  * With O_NONBLOCK on the descriptor the connect runs on a thread of its own:
  * EINPROGRESS now, SCIF_POLLOUT from scif_poll once done, and the result from
- * the next scif_connect (a failed connect leaves the endpoint bound).
+ * the next scif_connect (a failed connect leaves the endpoint bound), which
+ * joins the thread; scif_close joins it if nobody did.
  * Returns 1 for "in progress", else 0 or a core code.
  */
 static int connect_nonblocking(struct xrma_scif_ep *ep, const struct scif_portID *dst)
 {
 	int state = __atomic_load_n(&ep->connect_state, __ATOMIC_ACQUIRE);
 	struct connect_job *job;
-	pthread_attr_t attr;
 	pthread_t thread;
-	int ret;
 
 	if (state == XRMA_SCIF_CONNECT_RUNNING)
 		return 1;
+	/* A thread that stored DONE is on its way out: the join does not wait for the connect. */
+	connect_join(ep);
 	if (state == XRMA_SCIF_CONNECT_DONE) {
 		__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_IDLE, __ATOMIC_RELAXED);
 		return __atomic_load_n(&ep->connect_result, __ATOMIC_RELAXED);
@@ -231,16 +244,15 @@ static int connect_nonblocking(struct xrma_scif_ep *ep, const struct scif_portID
 	*job = (struct connect_job){ .ep = ep, .node = dst->node, .port = dst->port };
 	__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_RUNNING, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&ep->refs, 1, __ATOMIC_RELAXED);   /* we hold one: not the last */
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	ret = pthread_create(&thread, &attr, connect_main, job) ? -XRMA_ENOMEM : 1;
-	pthread_attr_destroy(&attr);
-	if (ret < 0) {
+	if (pthread_create(&thread, NULL, connect_main, job)) {
 		__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_IDLE, __ATOMIC_RELAXED);
 		xrma_scif_ep_put(ep);
 		free(job);
+		return -XRMA_ENOMEM;
 	}
-	return ret;
+	ep->connect_thread = thread;
+	__atomic_store_n(&ep->connect_joinable, true, __ATOMIC_RELEASE);
+	return 1;
 }
 
 /* Drop the caller's reference and turn a non-blocking step's result into SCIF's. */

@@ -130,6 +130,12 @@ struct xrma_scif_ep {
 	/* Non-blocking connect (O_NONBLOCK on the descriptor); atomic, no lock. */
 	int connect_state;                   /* XRMA_SCIF_CONNECT_* */
 	int connect_result;                  /* 0 or a core code, once DONE */
+	/*
+	 * Its thread, joined by whoever clears connect_joinable (atomic): the next
+	 * scif_connect or scif_close. connect_thread is written before it is set.
+	 */
+	pthread_t connect_thread;
+	bool connect_joinable;
 };
 
 enum {

@@ -4,7 +4,8 @@
  * rules, listen / connect / accept with refusals and backlog, the ordered byte
  * stream (partial non-blocking sends beyond the window, blocking megabyte sends
  * through a reader thread), readiness bits and the pollable fd, end of stream
- * after the peer closes, bad handles, and several threads on connections.
+ * after the peer closes, a close that ends a connect waiting for its accept,
+ * bad handles, and several threads on connections.
  * Node 1 listens, node 2 (and 3) connect; connects run on helper threads so
  * either connect semantics (return when queued, or when accepted) works.
  */
@@ -454,6 +455,31 @@ static void test_conn_close_listener_refuses_pending(void **state)
 	}
 	assert_true(conn_state(c) != XRMA_CONN_CONNECTED);
 	assert_rc(xrma_conn_close(c), 0);
+}
+
+static void test_conn_close_wakes_connect_waiting_for_accept_ecanceled(void **state)
+{
+	struct xrma_conn *l, *c = NULL, *s = NULL;
+	struct connector con = { .timeout_ms = XRMA_TIMEOUT_INFINITE, .rc = 1 };
+	uint8_t byte;
+	uint32_t port;
+
+	(void)state;
+	l = listener_open(0, 1, &port);
+	assert_rc(xrma_conn_open(fx.ctx[1], 0, &c), 0);
+	con.conn = c;
+	con.node = fx.node[0];
+	con.port = port;
+	assert_int_equal(pthread_create(&con.thread, NULL, connect_main, &con), 0);
+	/* The request is queued and nobody accepts: without a deadline only the close ends it. */
+	assert_int_equal(fixture_fd_readable(xrma_conn_fd(l), FIXTURE_TIMEOUT_MS), 1);
+	assert_rc(xrma_conn_close(c), 0);
+	assert_rc(connect_finish(&con), XRMA_ECANCELED);
+	/* Accepted late, the request is a stream whose connector has gone. */
+	assert_rc(xrma_conn_accept(l, 0, &s), 0);
+	assert_rc(xrma_conn_recv(s, &byte, 1, XRMA_CONN_BLOCK, FIXTURE_TIMEOUT_MS), XRMA_ECONNRESET);
+	assert_rc(xrma_conn_close(s), 0);
+	assert_rc(xrma_conn_close(l), 0);
 }
 
 /* ------------------------------------------------------------------ byte stream */
@@ -928,6 +954,7 @@ int main(void)
 		T(test_conn_listener_fd_readable_on_pending_request),
 		T(test_conn_connect_backlog_full_returns_econnrefused),
 		T(test_conn_close_listener_refuses_pending),
+		T(test_conn_close_wakes_connect_waiting_for_accept_ecanceled),
 		T(test_conn_send_recv_bytes_in_order_both_ways),
 		T(test_conn_recv_nothing_returns_eagain_or_etimedout),
 		T(test_conn_recv_partial_returns_queued_count),

@@ -3,11 +3,13 @@
  * tests/conformance/scif/test_scif_ep.c: endpoints and connections (§3.1-3.3,
  * §3.10, §3.12): open/close, bind and the port rules, listen, connect (refused,
  * bad node, twice), accept (blocking, non-blocking, flags), descriptors that
- * poll/select/epoll accept, scif_poll, scif_get_nodeIDs, bad descriptors, and
- * non-blocking connect (O_NONBLOCK, EINPROGRESS, SCIF_POLLOUT).
+ * poll/select/epoll accept, scif_poll, scif_get_nodeIDs, bad descriptors,
+ * non-blocking connect (O_NONBLOCK, EINPROGRESS, SCIF_POLLOUT), and scif_close
+ * of an endpoint whose connect is still running.
  */
 #include "tests/conformance/scif/scif_test.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -425,18 +427,84 @@ static void test_scif_connect_nonblocking_refused(void **state)
 	assert_scif_ok(scif_close(a));
 }
 
-static void test_scif_close_during_nonblocking_connect(void **state)
+/* Threads of this process now (entries of /proc/self/task), or -1. */
+static int task_count(void)
 {
-	scif_epd_t l = scif_open(), c = scif_open();
-	struct scif_portID dst = { .node = scif_test_self() };
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+	struct dirent *e;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* A listener on a free port of this node; dst names it. */
+static scif_epd_t listener_open(struct scif_portID *dst)
+{
+	scif_epd_t l = scif_open();
+	int port;
+
+	assert_true(l >= 0);
+	port = scif_bind(l, 0);
+	assert_true(port >= SCIF_PORT_RSVD);
+	assert_scif_ok(scif_listen(l, 1));
+	dst->node = scif_test_self();
+	dst->port = (uint16_t)port;
+	return l;
+}
+
+/* Wait until l holds a connection request: the connect is then waiting for an accept. */
+static void wait_request(scif_epd_t l)
+{
+	struct scif_pollepd pe = { .epd = l, .events = SCIF_POLLIN };
+
+	assert_int_equal(scif_poll(&pe, 1, SCIF_TEST_TIMEOUT_MS), 1);
+	assert_int_equal(pe.revents, SCIF_POLLIN);
+}
+
+static void test_scif_close_wakes_blocked_connect_econnreset(void **state)
+{
+	struct scif_portID dst, peer;
+	struct scif_test_connector c;
+	scif_epd_t l = listener_open(&dst), n;
 
 	(void)state;
-	dst.port = (uint16_t)scif_bind(l, 0);
-	assert_scif_ok(scif_listen(l, 1));
+	scif_test_connect_start(&c, dst.node, dst.port);
+	/* The request is queued and nobody accepts: the connect waits until its endpoint closes. */
+	wait_request(l);
+	assert_scif_ok(scif_close(c.epd));
+	assert_int_equal(scif_test_connect_finish(&c), -1);
+	assert_int_equal(errno, ECONNRESET);
+	/* The abandoned request is no connection: accepting it finds the connector gone. */
+	assert_scif_errno(scif_accept(l, &peer, &n, SCIF_ACCEPT_SYNC), ECONNRESET);
+	assert_scif_ok(scif_close(l));
+}
+
+static void test_scif_close_during_nonblocking_connect_leaves_no_thread_or_fd(void **state)
+{
+	struct scif_portID dst;
+	scif_epd_t l = listener_open(&dst), c;
+	int fds, tasks;
+
+	(void)state;
+	/* The library's own threads are up (listener_open opened the context). */
+	fds = fixture_open_fds();
+	tasks = task_count();
+	assert_true(fds > 0 && tasks > 0);
+	c = scif_open();
+	assert_true(c >= 0);
 	assert_int_equal(fcntl(c, F_SETFL, O_NONBLOCK), 0);
 	assert_scif_errno(scif_connect(c, &dst), EINPROGRESS);
-	/* Nobody accepts; closing both ends the attempt without a hang or a leak. */
+	wait_request(l);
+	assert_int_equal(task_count(), tasks + 1);
+	/* Nobody accepts. The close ends the attempt: its thread and descriptor are gone on return. */
 	assert_scif_ok(scif_close(c));
+	assert_int_equal(task_count(), tasks);
+	assert_int_equal(fixture_open_fds(), fds);
 	assert_scif_ok(scif_close(l));
 }
 
@@ -464,7 +532,8 @@ int main(void)
 		cmocka_unit_test(test_scif_close_wakes_blocked_accept),
 		cmocka_unit_test(test_scif_connect_nonblocking_completes_by_poll),
 		cmocka_unit_test(test_scif_connect_nonblocking_refused),
-		cmocka_unit_test(test_scif_close_during_nonblocking_connect),
+		cmocka_unit_test(test_scif_close_wakes_blocked_connect_econnreset),
+		cmocka_unit_test(test_scif_close_during_nonblocking_connect_leaves_no_thread_or_fd),
 	};
 
 	scif_test_env("scif-ep");
