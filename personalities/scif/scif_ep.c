@@ -186,10 +186,12 @@ static int scif_handshake(struct xrma_scif_ep *ep)
 	/* The peer answered a moment ago: its node or table gone since means it left (ECONNRESET). */
 	if (ret == -XRMA_ENODEV || ret == -XRMA_ENOENT)
 		ret = -XRMA_ECONNRESET;
-	if (ret)
+	if (ret) {
 		xrma_scif_ras_teardown(ep);
-	else
+	} else {
 		ep->connected = true;
+		__atomic_store_n(&ep->stream_ready, true, __ATOMIC_RELEASE);
+	}
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
 }

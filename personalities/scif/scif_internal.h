@@ -136,6 +136,12 @@ struct xrma_scif_ep {
 	 */
 	pthread_t connect_thread;
 	bool connect_joinable;
+	/*
+	 * Atomic, no lock; set once. The handshake took its bytes: the stream is the
+	 * program's (scif_send, scif_recv and scif_poll look at it, the core's state
+	 * says CONNECTED earlier).
+	 */
+	bool stream_ready;
 };
 
 enum {

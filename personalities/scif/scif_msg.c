@@ -12,12 +12,19 @@
 #include <time.h>
 #include "personalities/scif/scif_internal.h"
 
-/* State errors of the stream calls: never connected, or the peer left. */
+/*
+ * State errors of the stream calls: not connected yet, or the peer left. Until
+ * the handshake took its bytes (scif_ep.c) the stream is not the program's,
+ * whatever the core's state.
+ */
 static int msg_state_error(struct xrma_scif_ep *ep)
 {
 	enum xrma_conn_state state;
-	int ret = xrma_conn_state(ep->conn, &state);
+	int ret;
 
+	if (!__atomic_load_n(&ep->stream_ready, __ATOMIC_ACQUIRE))
+		return -XRMA_ENOTCONN;
+	ret = xrma_conn_state(ep->conn, &state);
 	if (ret)
 		return ret;
 	if (state == XRMA_CONN_DISCONNECTED)
@@ -70,18 +77,44 @@ int scif_recv(scif_epd_t epd, void *msg, int len, int flags)
 	return msg_transfer(epd, msg, len, flags, false);
 }
 
-/* One pass over the set: fills revents, returns how many are non-zero. */
-static int poll_once(struct scif_pollepd *epds, unsigned int nepds, bool *want_out)
+/* The core's readiness of ep, as the program sees it. */
+static int poll_ep(struct xrma_scif_ep *ep, uint32_t *core, bool *hidden_in)
+{
+	/* Read first: true means the bytes counted below are the program's. */
+	bool ready = __atomic_load_n(&ep->stream_ready, __ATOMIC_ACQUIRE);
+	enum xrma_conn_state state;
+	int ret = xrma_conn_poll(ep->conn, core);
+
+	*hidden_in = false;
+	if (ret || ready)
+		return ret;
+	ret = xrma_conn_state(ep->conn, &state);
+	if (ret || state == XRMA_CONN_LISTENING)
+		return ret;
+	/* A connection whose handshake runs: its first bytes are the handshake's. */
+	*hidden_in = *core & XRMA_POLLIN;
+	*core &= ~(XRMA_POLLIN | XRMA_POLLOUT);
+	return 0;
+}
+
+/*
+ * One pass over the set: fills revents and the descriptors to wait on, returns
+ * how many revents are non-zero. *recheck: some entry changes without its
+ * descriptor waking (output, a handshake's input), so the wait must be short.
+ */
+static int poll_once(struct scif_pollepd *epds, unsigned int nepds, struct pollfd *fds, bool *recheck)
 {
 	int ready = 0;
 
-	*want_out = false;
+	*recheck = false;
 	for (unsigned int i = 0; i < nepds; i++) {
 		struct xrma_scif_ep *ep;
 		uint32_t core = 0;
 		short revents = 0;
+		bool hidden_in = false;
 
-		if (xrma_scif_ep_get(epds[i].epd, &ep) || xrma_conn_poll(ep->conn, &core)) {
+		fds[i] = (struct pollfd){ .fd = epds[i].epd, .events = POLLIN };
+		if (xrma_scif_ep_get(epds[i].epd, &ep) || poll_ep(ep, &core, &hidden_in)) {
 			if (ep)
 				xrma_scif_ep_put(ep);
 			revents = SCIF_POLLNVAL;
@@ -106,7 +139,12 @@ static int poll_once(struct scif_pollepd *epds, unsigned int nepds, bool *want_o
 			revents &= (short)(epds[i].events | SCIF_POLLHUP | SCIF_POLLERR);
 			/* The descriptor only wakes on input and hang-up; output is re-checked. */
 			if (!revents && (epds[i].events & SCIF_POLLOUT))
-				*want_out = true;
+				*recheck = true;
+			/* Readable for the handshake's bytes, it would wake us at once: skip it. */
+			if (!revents && hidden_in) {
+				fds[i].fd = -1;
+				*recheck = true;
+			}
 		}
 		epds[i].revents = revents;
 		ready += revents != 0;
@@ -122,13 +160,16 @@ static long elapsed_ms(const struct timespec *start)
 	return (long)((now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000);
 }
 
-/* Wait on every endpoint's descriptor for input; POLLOUT waiters re-check each millisecond. */
+/*
+ * Wait on every endpoint's descriptor for input; POLLOUT waiters and
+ * connections in their handshake re-check each millisecond.
+ */
 int scif_poll(struct scif_pollepd *epds, unsigned int nepds, long timeout)
 {
 	struct pollfd stack[16], *fds = stack;
 	struct timespec start;
 	int ready;
-	bool want_out;
+	bool recheck;
 
 	if (nepds && !epds) {
 		errno = EFAULT;
@@ -145,18 +186,16 @@ int scif_poll(struct scif_pollepd *epds, unsigned int nepds, long timeout)
 			return -1;
 		}
 	}
-	for (unsigned int i = 0; i < nepds; i++)
-		fds[i] = (struct pollfd){ .fd = epds[i].epd, .events = POLLIN };
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		long left = timeout < 0 ? -1 : timeout - elapsed_ms(&start);
 		int wait_ms;
 
-		ready = poll_once(epds, nepds, &want_out);
+		ready = poll_once(epds, nepds, fds, &recheck);
 		if (ready || (timeout >= 0 && left <= 0))
 			break;
 		wait_ms = left < 0 || left > INT32_MAX ? -1 : (int)left;
-		if (want_out && (wait_ms < 0 || wait_ms > 1))
+		if (recheck && (wait_ms < 0 || wait_ms > 1))
 			wait_ms = 1;
 		if (poll(fds, nepds, wait_ms) < 0 && errno == EINTR) {
 			ready = -1;

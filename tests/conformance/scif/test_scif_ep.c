@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
@@ -508,6 +509,90 @@ static void test_scif_close_during_nonblocking_connect_leaves_no_thread_or_fd(vo
 	assert_scif_ok(scif_close(l));
 }
 
+/* Connections test_scif_nonblocking_connect_hides_stream_until_connected makes. */
+#define HANDSHAKE_ROUNDS 200
+
+/* Looks at an endpoint whose connect is running, as a program's other thread might. */
+struct watcher {
+	scif_epd_t epd;
+	int stop;              /* atomic: set by the test */
+	int pollin;            /* times scif_poll reported SCIF_POLLIN */
+	int taken;             /* bytes scif_recv returned */
+	int bad_errno;         /* a scif_recv error other than ENOTCONN, else 0 */
+};
+
+static void *watch_main(void *arg)
+{
+	struct watcher *w = arg;
+	char buf[16];
+
+	while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+		struct scif_pollepd pe = { .epd = w->epd, .events = SCIF_POLLIN };
+		int rc;
+
+		if (scif_poll(&pe, 1, 0) > 0 && (pe.revents & SCIF_POLLIN))
+			w->pollin++;
+		rc = scif_recv(w->epd, buf, sizeof(buf), 0);
+		if (rc > 0)
+			w->taken += rc;
+		else if (rc < 0 && errno != ENOTCONN)
+			w->bad_errno = errno;
+	}
+	return NULL;
+}
+
+/*
+ * The first bytes of a connection are libscif's handshake. Until scif_connect has
+ * reported the connection, the stream is not the program's: no SCIF_POLLIN, and
+ * scif_send/scif_recv fail with ENOTCONN (a recv that took the handshake's bytes
+ * made the connect fail).
+ */
+static void test_scif_nonblocking_connect_hides_stream_until_connected(void **state)
+{
+	struct scif_portID dst, peer;
+	scif_epd_t l = listener_open(&dst);
+
+	(void)state;
+	for (int i = 0; i < HANDSHAKE_ROUNDS; i++) {
+		struct scif_pollepd pe = { .events = SCIF_POLLOUT };
+		struct watcher w = { 0 };
+		scif_epd_t c = scif_open(), s;
+		pthread_t thread;
+		char buf[2] = { 0 };
+		int ready;
+
+		assert_true(c >= 0);
+		assert_int_equal(fcntl(c, F_SETFL, O_NONBLOCK), 0);
+		w.epd = c;
+		assert_int_equal(pthread_create(&thread, NULL, watch_main, &w), 0);
+		assert_scif_errno(scif_connect(c, &dst), EINPROGRESS);
+		wait_request(l);
+		assert_scif_errno(scif_send(c, buf, 1, 0), ENOTCONN);
+		assert_scif_errno(scif_recv(c, buf, 1, 0), ENOTCONN);
+		assert_scif_ok(scif_accept(l, &peer, &s, SCIF_ACCEPT_SYNC));
+		pe.epd = c;
+		ready = scif_poll(&pe, 1, SCIF_TEST_TIMEOUT_MS);
+		__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
+		assert_int_equal(fixture_join(thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
+		if (w.pollin || w.taken || w.bad_errno)
+			print_error("round %d: SCIF_POLLIN %d times, %d bytes taken, errno %d\n", i,
+				    w.pollin, w.taken, w.bad_errno);
+		assert_int_equal(w.taken, 0);
+		assert_int_equal(w.pollin, 0);
+		assert_int_equal(w.bad_errno, 0);
+		assert_int_equal(ready, 1);
+		assert_int_equal(pe.revents, SCIF_POLLOUT);
+		assert_scif_ok(scif_connect(c, &dst));
+		/* The stream is whole: the server's first bytes are the client's first bytes. */
+		assert_int_equal(scif_send(s, "ok", 2, SCIF_SEND_BLOCK), 2);
+		assert_int_equal(scif_recv(c, buf, 2, SCIF_RECV_BLOCK), 2);
+		assert_memory_equal(buf, "ok", 2);
+		assert_scif_ok(scif_close(c));
+		assert_scif_ok(scif_close(s));
+	}
+	assert_scif_ok(scif_close(l));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_scif_connect_nonblocking_refused),
 		cmocka_unit_test(test_scif_close_wakes_blocked_connect_econnreset),
 		cmocka_unit_test(test_scif_close_during_nonblocking_connect_leaves_no_thread_or_fd),
+		cmocka_unit_test(test_scif_nonblocking_connect_hides_stream_until_connected),
 	};
 
 	scif_test_env("scif-ep");
