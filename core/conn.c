@@ -170,7 +170,7 @@ static void conn_post(struct xrma_core_conn *conn, enum xrma_event_type type, ui
 {
 	struct xrma_event ev = { .type = type, .node = node, .status = status };
 
-	xrma_evq_post(conn->ctx, &conn->evq, &conn->obj, &ev);
+	xrma_evq_post(&conn->evq, &ev);
 }
 
 /* The event a departure is reported with: LOST for a death, else DISCONNECT. */
@@ -310,7 +310,7 @@ static int conn_new(struct xrma_core_ctx *ctx, struct xrma_core_conn **out)
 	conn->reqs_tail = &conn->reqs;
 	atomic_init(&conn->seq, 0);
 	atomic_init(&conn->closing, false);
-	xrma_evq_init(&conn->evq);
+	xrma_evq_init(&conn->evq, ctx, &conn->obj);
 	xrma_lock_init(&conn->lock);
 	xrma_cond_init(&conn->cond);
 	*out = conn;

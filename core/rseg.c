@@ -136,7 +136,7 @@ static int rseg_open(struct xrma_core_ctx *ctx, const struct rseg_target *t, uin
 	rseg->state = XRMA_RSEG_CONNECTED;
 	xrma_ref_init(&rseg->busy);
 	xrma_lock_init(&rseg->lock);
-	xrma_evq_init(&rseg->events);
+	xrma_evq_init(&rseg->events, ctx, &rseg->obj);
 	if (t->raw)
 		ret = XRMA_PROV_CALL(ctx, bus_owner, t->node, t->bus, &rseg->owner);
 	else
@@ -494,7 +494,7 @@ static void transition(struct xrma_core_rseg *rseg, enum xrma_rseg_state state,
 		rseg->state = state;
 	xrma_unlock(&rseg->lock);
 	if (changed)
-		xrma_evq_post(rseg->ctx, &rseg->events, &rseg->obj,
+		xrma_evq_post(&rseg->events,
 			      &(struct xrma_event){ .type = type, .node = rseg->owner.node,
 						    .status = status });
 }
@@ -594,7 +594,7 @@ static void mark_link(struct xrma_core_rseg *rseg, void *arg)
 		rseg->state = up ? XRMA_RSEG_CONNECTED : XRMA_RSEG_NOT_OPERATIONAL;
 	xrma_unlock(&rseg->lock);
 	if (changed)
-		xrma_evq_post(rseg->ctx, &rseg->events, &rseg->obj,
+		xrma_evq_post(&rseg->events,
 			      &(struct xrma_event){ .type = up ? XRMA_EVENT_OPERATIONAL
 								: XRMA_EVENT_NOT_OPERATIONAL,
 						    .node = rseg->owner.node });

@@ -82,7 +82,7 @@ int xrma_seg_open(struct xrma_ctx *handle, const struct xrma_seg_attr *attr, str
 	seg->flags = attr->flags;
 	xrma_ref_init(&seg->busy);
 	xrma_lock_init(&seg->lock);
-	xrma_evq_init(&seg->events);
+	xrma_evq_init(&seg->events, ctx, &seg->obj);
 	ret = xrma_core_ctx_child_open(ctx);
 	if (ret)
 		goto err_free_seg;
@@ -432,7 +432,7 @@ void xrma_core_seg_on_import(struct xrma_core_ctx *ctx, const struct xrma_prov_a
 		if (xrma_control_reply(ctx, src, msg->req, 0, args, key.bytes, key.len)) {
 			/* The importer is gone already; its peer_down will uncount it. */
 		}
-		xrma_evq_post(ctx, &seg->events, &seg->obj,
+		xrma_evq_post(&seg->events,
 			      &(struct xrma_event){ .type = XRMA_EVENT_CONNECT, .node = src->node });
 	} else {
 		xrma_control_reply(ctx, src, msg->req, status, NULL, NULL, 0);
@@ -550,7 +550,7 @@ void xrma_core_seg_on_release(struct xrma_core_ctx *ctx, const struct xrma_prov_
 	if (!seg)
 		return;
 	if (removed)
-		xrma_evq_post(ctx, &seg->events, &seg->obj,
+		xrma_evq_post(&seg->events,
 			      &(struct xrma_event){ .type = XRMA_EVENT_DISCONNECT, .node = src->node });
 	xrma_handle_put(&seg->obj);
 }
@@ -589,7 +589,7 @@ void xrma_core_seg_on_peer_down(struct xrma_core_ctx *ctx, const struct xrma_pro
 		size_t n = remove_importers(seg, peer, 0, true);
 
 		while (n--)
-			xrma_evq_post(ctx, &seg->events, &seg->obj,
+			xrma_evq_post(&seg->events,
 				      &(struct xrma_event){ .type = status == -XRMA_ELOST ? XRMA_EVENT_LOST
 											  : XRMA_EVENT_DISCONNECT,
 							    .node = peer->node,
@@ -612,7 +612,7 @@ void xrma_core_seg_on_link(struct xrma_core_ctx *ctx, uint32_t node, bool up)
 			affected = seg->importers[k].addr.node == node;
 		xrma_unlock(&seg->lock);
 		if (affected)
-			xrma_evq_post(ctx, &seg->events, &seg->obj,
+			xrma_evq_post(&seg->events,
 				      &(struct xrma_event){ .type = up ? XRMA_EVENT_OPERATIONAL
 									: XRMA_EVENT_NOT_OPERATIONAL,
 							    .node = node });

@@ -103,6 +103,7 @@ XRMA_API int xrma_conn_state(struct xrma_conn *conn, enum xrma_conn_state *state
 XRMA_API int xrma_conn_local(struct xrma_conn *conn, uint32_t *node, uint32_t *port);
 XRMA_API int xrma_conn_peer(struct xrma_conn *conn, uint32_t *node, uint32_t *port);
 
+/* Route events to cb (NULL: back to the queue); events already queued go to cb first, in order. */
 XRMA_API int xrma_conn_set_callback(struct xrma_conn *conn, xrma_event_cb cb, void *arg);
 XRMA_API int xrma_conn_wait_event(struct xrma_conn *conn, int timeout_ms, struct xrma_event *event);
 

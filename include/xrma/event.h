@@ -2,8 +2,9 @@
 /*
  * include/xrma/event.h: object events (connect, disconnect, lost, link state)
  * as delivered to segments, remote segments and connections. An object either
- * has a callback, run on the context's service thread with no core lock held
- * (so it may call the API), or queues its events for *_wait_event().
+ * has a callback, run on the context's callback thread with no core lock held
+ * (so it may call the API), or queues its events for *_wait_event(). Events
+ * queued before a callback is set are handed to it, in order, each once.
  */
 #ifndef XRMA_EVENT_H
 #define XRMA_EVENT_H
@@ -29,12 +30,12 @@ struct xrma_event {
 
 /*
  * Event callback. Its return value is ignored by the core (personalities give
- * it their API's meaning). Called on the service thread, never concurrently for
- * one object.
+ * it their API's meaning). Called on the callback thread, never concurrently for
+ * one object, in the order the events happened.
  */
 typedef void (*xrma_event_cb)(void *arg, const struct xrma_event *event);
 
-/* Events queued per object before the oldest are dropped (and counted). */
+/* Events queued per object without a callback before the oldest are dropped (and counted). */
 #define XRMA_EVENT_QUEUE_DEPTH 64
 
 XRMA_END_DECLS

@@ -115,6 +115,11 @@ struct xrma_rseg_errors {
 
 XRMA_API int xrma_rseg_errors(struct xrma_rseg *rseg, uint32_t flags, struct xrma_rseg_errors *errors);
 
+/*
+ * Route events to cb (NULL: back to the queue). Events already queued (say a
+ * forced disconnect that raced the import) go to cb first, in order; cb runs
+ * on the callback thread, never inside this call.
+ */
 XRMA_API int xrma_rseg_set_callback(struct xrma_rseg *rseg, xrma_event_cb cb, void *arg);
 XRMA_API int xrma_rseg_wait_event(struct xrma_rseg *rseg, int timeout_ms, struct xrma_event *event);
 

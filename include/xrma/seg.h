@@ -76,7 +76,10 @@ XRMA_API int xrma_seg_importers(struct xrma_seg *seg, size_t *count);
  */
 XRMA_API int xrma_seg_bus_addr(struct xrma_seg *seg, uint64_t *bus);
 
-/* Route events to cb (NULL: back to the queue). */
+/*
+ * Route events to cb (NULL: back to the queue). Events already queued go to cb
+ * first, in order; cb runs on the callback thread, never inside this call.
+ */
 XRMA_API int xrma_seg_set_callback(struct xrma_seg *seg, xrma_event_cb cb, void *arg);
 
 /*

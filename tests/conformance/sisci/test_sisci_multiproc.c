@@ -6,12 +6,16 @@
  * too (where the provider allows one importer per segment, caps.max_importers,
  * its connect is refused until this process disconnects); and an owner killed
  * in the middle of a DMA leaves this process with an ERROR queue, SCI_CB_LOST
- * and a failing sequence, and still working.
+ * and a failing sequence, and still working. An owner that forces its
+ * importer off (or asks it to leave) right as the import completes: the
+ * importer's callback still gets SCI_CB_LOST (SCI_CB_DISCONNECT), once.
  * Skipped when the provider keeps all nodes in one process (loopback).
  */
 #include "tests/conformance/sisci/sisci_test.h"
 #include "tests/helpers/proc.h"
+#include "tests/helpers/watchdog.h"
 
+#include <sched.h>
 #include <string.h>
 
 #define OWNER_NODE sisci_node(1)
@@ -21,6 +25,9 @@
 #define READY 0x5eadu
 #define REFUSED 0x5efu
 #define GO 0x60u
+#define DONE 0xd0u
+#define EV_SEG_ID 1000
+#define EV_ROUNDS 20
 
 static char fabric[XRMA_NAME_MAX];
 
@@ -94,9 +101,50 @@ static int peer_main(int sock, const char *arg)
 	return 0;
 }
 
+/*
+ * Child: per round, export segment EV_SEG_ID + round, send READY, then end the
+ * import: arg "force,N" / "notify,N" as soon as SCI_CB_CONNECT arrives (the
+ * importer is then still inside SCIConnectSegment, or just out of it); then
+ * remove it when the parent says DONE.
+ */
+static int evowner_main(int sock, const char *arg)
+{
+	bool notify = !strncmp(arg, "notify", 6);
+	unsigned int rounds = (unsigned int)strtoul(strchr(arg, ',') + 1, NULL, 10);
+	sci_desc_t sd;
+	sci_local_segment_t seg;
+	sci_segment_cb_reason_t reason;
+	unsigned int node, adapter;
+	sci_error_t err;
+
+	SCIOpen(&sd, 0, &err);
+	PROC_CHECK(err == SCI_ERR_OK);
+	for (unsigned int i = 0; i < rounds; i++) {
+		SCICreateSegment(sd, &seg, EV_SEG_ID + i, 65536, NULL, NULL, 0, &err);
+		PROC_CHECK(err == SCI_ERR_OK);
+		SCIPrepareSegment(seg, 0, 0, &err);
+		PROC_CHECK(err == SCI_ERR_OK);
+		SCISetSegmentAvailable(seg, 0, 0, &err);
+		PROC_CHECK(err == SCI_ERR_OK);
+		PROC_CHECK(proc_send(sock, READY) == 0);
+		reason = SCIWaitForLocalSegmentEvent(seg, &node, &adapter, 10000, 0, &err);
+		PROC_CHECK(err == SCI_ERR_OK && reason == SCI_CB_CONNECT);
+		SCISetSegmentUnavailable(seg, 0, notify ? SCI_FLAG_NOTIFY : SCI_FLAG_FORCE_DISCONNECT,
+					 &err);
+		PROC_CHECK(err == SCI_ERR_OK);
+		PROC_CHECK(proc_expect(sock, DONE, 10000) == 0);
+		SCIRemoveSegment(seg, 0, &err);
+		PROC_CHECK(err == SCI_ERR_OK);
+	}
+	SCIClose(sd, 0, &err);
+	PROC_CHECK(err == SCI_ERR_OK);
+	return 0;
+}
+
 static const struct proc_role roles[] = {
 	{ "owner", owner_main },
 	{ "peer", peer_main },
+	{ "evowner", evowner_main },
 	{ NULL, NULL },
 };
 
@@ -239,11 +287,116 @@ static void test_owner_killed_mid_dma(void **state)
 	sisci_test_close(sd);
 }
 
+/* What a remote segment callback saw. */
+struct ev_sink {
+	pthread_mutex_t lock;
+	unsigned int count;
+	sci_segment_cb_reason_t reason;
+	sci_error_t status;
+};
+
+static sci_callback_action_t ev_sink_cb(void *arg, sci_remote_segment_t segment,
+					sci_segment_cb_reason_t reason, sci_error_t status)
+{
+	struct ev_sink *sink = arg;
+
+	(void)segment;
+	pthread_mutex_lock(&sink->lock);
+	if (!sink->count++) {
+		sink->reason = reason;
+		sink->status = status;
+	}
+	pthread_mutex_unlock(&sink->lock);
+	return SCI_CALLBACK_CONTINUE;
+}
+
+static unsigned int ev_sink_count(struct ev_sink *sink)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&sink->lock);
+	n = sink->count;
+	pthread_mutex_unlock(&sink->lock);
+	return n;
+}
+
+/* Spin (yielding) until the callback ran at least once: true, or false after timeout_ms. */
+static bool ev_sink_wait(struct ev_sink *sink, uint64_t timeout_ms)
+{
+	uint64_t end = fixture_now_ms() + timeout_ms;
+
+	while (!ev_sink_count(sink))
+		if (fixture_now_ms() >= end)
+			return false;
+		else
+			sched_yield();
+	return true;
+}
+
+/*
+ * Per round the owner ends the import as it completes; the callback passed to
+ * SCIConnectSegment must get that event exactly once even when it was posted
+ * before the personality set its callback.
+ */
+static void run_events_at_connect(const char *mode, sci_segment_cb_reason_t want)
+{
+	char arg[32];
+	struct proc owner;
+	unsigned int missed = 0, first_missed = 0;
+	sci_desc_t sd;
+	sci_error_t err;
+
+	skip_unless_multiproc();
+	watchdog_arm(120, "sisci events at connect", mode);
+	snprintf(arg, sizeof(arg), "%s,%u", mode, EV_ROUNDS);
+	assert_int_equal(proc_spawn(&owner, fabric, OWNER_NODE, "evowner", arg), 0);
+	sd = sisci_test_open(sisci_node(2));
+	for (unsigned int i = 0; i < EV_ROUNDS; i++) {
+		struct ev_sink sink = { .lock = PTHREAD_MUTEX_INITIALIZER };
+		sci_remote_segment_t r;
+
+		assert_int_equal(proc_expect(owner.sock, READY, 10000), 0);
+		SCIConnectSegment(sd, &r, OWNER_NODE, EV_SEG_ID + i, 0, ev_sink_cb, &sink, SISCI_TIMEOUT,
+				  SCI_FLAG_USE_CALLBACK, &err);
+		assert_sci(err, SCI_ERR_OK);
+		if (!ev_sink_wait(&sink, SISCI_TIMEOUT)) {
+			if (!missed++)
+				first_missed = i;
+		} else {
+			assert_int_equal(ev_sink_count(&sink), 1);
+			assert_int_equal(sink.reason, want);
+		}
+		sisci_test_disconnect(r);
+		assert_int_equal(proc_send(owner.sock, DONE), 0);
+		pthread_mutex_destroy(&sink.lock);
+	}
+	sisci_test_close(sd);
+	assert_int_equal(proc_join(&owner, 10000), 0);
+	watchdog_disarm();
+	if (missed)
+		fail_msg("%u of %u rounds got no callback (first: round %u)", missed, EV_ROUNDS,
+			 first_missed);
+}
+
+static void test_rseg_callback_gets_lost_forced_at_connect(void **state)
+{
+	(void)state;
+	run_events_at_connect("force", SCI_CB_LOST);
+}
+
+static void test_rseg_callback_gets_disconnect_requested_at_connect(void **state)
+{
+	(void)state;
+	run_events_at_connect("notify", SCI_CB_DISCONNECT);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_three_processes_pio_dma_interrupt),
 		cmocka_unit_test(test_owner_killed_mid_dma),
+		cmocka_unit_test(test_rseg_callback_gets_lost_forced_at_connect),
+		cmocka_unit_test(test_rseg_callback_gets_disconnect_requested_at_connect),
 	};
 	int rc;
 
