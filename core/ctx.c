@@ -2,10 +2,13 @@
 /*
  * core/ctx.c: opening and closing a context (provider instance, service
  * threads, DMA engine), the provider upcalls, and the dispatch of inbound
- * control messages to the object files that handle them.
+ * control messages to the object files that handle them. A close asked for
+ * from the context's own callback thread is finished by a thread of its own
+ * once the callback has returned (ctx_close_deferred).
  */
 #include "core/ctx.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,20 +234,75 @@ err_free_ctx:
 	return ret;
 }
 
+/*
+ * The end of a close asked for on the callback thread: once the handle is dead
+ * and the children are gone (the callback's own work item held one until it
+ * returned), drop the closing call's reference. The last put destroys the
+ * context here, where both its threads can be joined.
+ */
+static void *ctx_closer_main(void *arg)
+{
+	struct xrma_core_ctx *ctx = arg;
+	struct xrma_deadline forever;
+
+	xrma_deadline_set(&forever, -1);
+	xrma_lock(&ctx->lock);
+	while (!ctx->close_killed || ctx->children)
+		xrma_cond_wait(&ctx->children_cond, &ctx->lock, &forever);
+	xrma_unlock(&ctx->lock);
+	xrma_handle_put(&ctx->obj);
+	return NULL;
+}
+
+/*
+ * Close from a callback (ctx->closing is set, the caller's reference held):
+ * the callback thread cannot join itself, and the callback it runs may still
+ * hold children, so a detached closer thread takes the caller's reference and
+ * finishes. The handle dies now, as after any close. On failure nothing changed.
+ */
+static int ctx_close_deferred(struct xrma_core_ctx *ctx)
+{
+	pthread_attr_t attr;
+	pthread_t closer;
+	int ret;
+
+	ret = pthread_attr_init(&attr);
+	if (!ret) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		ret = pthread_create(&closer, &attr, ctx_closer_main, ctx);
+		pthread_attr_destroy(&attr);
+	}
+	if (ret) {
+		xrma_lock(&ctx->lock);
+		ctx->closing = false;
+		xrma_unlock(&ctx->lock);
+		xrma_handle_put(&ctx->obj);
+		return -XRMA_ENOMEM;
+	}
+	ret = xrma_handle_kill(&ctx->obj);
+	xrma_lock(&ctx->lock);
+	ctx->close_killed = true;
+	xrma_cond_broadcast(&ctx->children_cond);
+	xrma_unlock(&ctx->lock);
+	return ret;
+}
+
 int xrma_ctx_close(struct xrma_ctx *handle)
 {
 	struct xrma_core_ctx *ctx;
 	struct xrma_deadline forever;
+	bool deferred;
 	int ret;
 
 	ret = xrma_core_ctx_acquire(handle, &ctx);
 	if (ret)
 		return ret;
-	/* Its own threads cannot join themselves. */
-	if (xrma_service_on_callback_thread(ctx) || xrma_service_on_service_thread(ctx)) {
+	/* The service thread runs no user code: nothing there may close. */
+	if (xrma_service_on_service_thread(ctx)) {
 		xrma_handle_put(&ctx->obj);
 		return -XRMA_ESTATE;
 	}
+	deferred = xrma_service_on_callback_thread(ctx);
 	xrma_lock(&ctx->lock);
 	if (ctx->live_children || ctx->closing) {
 		ret = ctx->closing ? -XRMA_EHANDLE : -XRMA_EBUSY;
@@ -253,6 +311,10 @@ int xrma_ctx_close(struct xrma_ctx *handle)
 		return ret;
 	}
 	ctx->closing = true;
+	if (deferred) {
+		xrma_unlock(&ctx->lock);
+		return ctx_close_deferred(ctx);
+	}
 	/* Closed children may still be held briefly by another thread. */
 	xrma_deadline_set(&forever, -1);
 	while (ctx->children)

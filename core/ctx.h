@@ -29,6 +29,7 @@ struct xrma_core_ctx {
 	size_t children;                    /* under lock: objects not yet destroyed */
 	struct xrma_cond children_cond;     /* broadcast when children drops */
 	bool closing;                       /* under lock: close passed its checks */
+	bool close_killed;                  /* under lock: a deferred close killed the handle */
 
 	struct xrma_lock lock;              /* guards the maps and next_id */
 	struct xrma_idmap segs;             /* exportable seg id -> seg */

@@ -41,7 +41,12 @@ struct xrma_ctx_info {
  */
 XRMA_API int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **ctx);
 
-/* Close a context. XRMA_EBUSY while any object opened from it is open. */
+/*
+ * Close a context. XRMA_EBUSY while any object opened from it is open. From one
+ * of its own callbacks the handle dies at once and the context (its threads,
+ * provider endpoint and descriptors) is released by the core once the callback
+ * has returned; XRMA_ENOMEM if that cannot be arranged (nothing changed).
+ */
 XRMA_API int xrma_ctx_close(struct xrma_ctx *ctx);
 
 XRMA_API int xrma_ctx_query(struct xrma_ctx *ctx, struct xrma_ctx_info *info);

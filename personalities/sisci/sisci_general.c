@@ -135,7 +135,10 @@ static void node_release(struct xrma_sisci_node *n)
 		;
 	*pp = n->next;
 	pthread_mutex_unlock(&nodes.lock);
-	/* Every object was closed before its descriptor, so the context is empty. */
+	/*
+	 * Every object was closed before its descriptor, so the context is empty.
+	 * From one of its callbacks the core finishes the close once it returned.
+	 */
 	(void)xrma_ctx_close(n->ctx);
 	free(n);
 }

@@ -8,13 +8,16 @@
  * in the middle of a DMA leaves this process with an ERROR queue, SCI_CB_LOST
  * and a failing sequence, and still working. An owner that forces its
  * importer off (or asks it to leave) right as the import completes: the
- * importer's callback still gets SCI_CB_LOST (SCI_CB_DISCONNECT), once.
+ * importer's callback still gets SCI_CB_LOST (SCI_CB_DISCONNECT), once. A
+ * callback that disconnects and closes the process's last descriptor of a
+ * node: the node's threads and descriptors go once it returns.
  * Skipped when the provider keeps all nodes in one process (loopback).
  */
 #include "tests/conformance/sisci/sisci_test.h"
 #include "tests/helpers/proc.h"
 #include "tests/helpers/watchdog.h"
 
+#include <dirent.h>
 #include <sched.h>
 #include <string.h>
 
@@ -28,6 +31,8 @@
 #define DONE 0xd0u
 #define EV_SEG_ID 1000
 #define EV_ROUNDS 20
+#define CLOSE_ROUNDS 3
+#define CLOSE_NODE sisci_node(4)
 
 static char fabric[XRMA_NAME_MAX];
 
@@ -104,12 +109,12 @@ static int peer_main(int sock, const char *arg)
 /*
  * Child: per round, export segment EV_SEG_ID + round, send READY, then end the
  * import: arg "force,N" / "notify,N" as soon as SCI_CB_CONNECT arrives (the
- * importer is then still inside SCIConnectSegment, or just out of it); then
- * remove it when the parent says DONE.
+ * importer is then still inside SCIConnectSegment, or just out of it), or
+ * "force-on-go,N" once the parent says GO; then remove it when the parent says DONE.
  */
 static int evowner_main(int sock, const char *arg)
 {
-	bool notify = !strncmp(arg, "notify", 6);
+	bool notify = !strncmp(arg, "notify", 6), on_go = !strncmp(arg, "force-on-go", 11);
 	unsigned int rounds = (unsigned int)strtoul(strchr(arg, ',') + 1, NULL, 10);
 	sci_desc_t sd;
 	sci_local_segment_t seg;
@@ -127,8 +132,12 @@ static int evowner_main(int sock, const char *arg)
 		SCISetSegmentAvailable(seg, 0, 0, &err);
 		PROC_CHECK(err == SCI_ERR_OK);
 		PROC_CHECK(proc_send(sock, READY) == 0);
-		reason = SCIWaitForLocalSegmentEvent(seg, &node, &adapter, 10000, 0, &err);
-		PROC_CHECK(err == SCI_ERR_OK && reason == SCI_CB_CONNECT);
+		if (on_go) {
+			PROC_CHECK(proc_expect(sock, GO, 10000) == 0);
+		} else {
+			reason = SCIWaitForLocalSegmentEvent(seg, &node, &adapter, 10000, 0, &err);
+			PROC_CHECK(err == SCI_ERR_OK && reason == SCI_CB_CONNECT);
+		}
 		SCISetSegmentUnavailable(seg, 0, notify ? SCI_FLAG_NOTIFY : SCI_FLAG_FORCE_DISCONNECT,
 					 &err);
 		PROC_CHECK(err == SCI_ERR_OK);
@@ -287,25 +296,44 @@ static void test_owner_killed_mid_dma(void **state)
 	sisci_test_close(sd);
 }
 
-/* What a remote segment callback saw. */
+/*
+ * What a remote segment callback saw. With close_sd set, the callback
+ * disconnects its segment and closes close_sd (the last descriptor of its node)
+ * on the first event, and records both errors.
+ */
 struct ev_sink {
 	pthread_mutex_t lock;
 	unsigned int count;
 	sci_segment_cb_reason_t reason;
 	sci_error_t status;
+	sci_desc_t close_sd;
+	bool closed;
+	sci_error_t disconnect_err, close_err;
 };
 
 static sci_callback_action_t ev_sink_cb(void *arg, sci_remote_segment_t segment,
 					sci_segment_cb_reason_t reason, sci_error_t status)
 {
 	struct ev_sink *sink = arg;
+	sci_desc_t sd;
+	sci_error_t derr = SCI_ERR_OK, cerr = SCI_ERR_OK;
 
-	(void)segment;
 	pthread_mutex_lock(&sink->lock);
 	if (!sink->count++) {
 		sink->reason = reason;
 		sink->status = status;
 	}
+	sd = sink->close_sd;
+	sink->close_sd = NULL;
+	pthread_mutex_unlock(&sink->lock);
+	if (!sd)
+		return SCI_CALLBACK_CONTINUE;
+	SCIDisconnectSegment(segment, 0, &derr);
+	SCIClose(sd, 0, &cerr);
+	pthread_mutex_lock(&sink->lock);
+	sink->disconnect_err = derr;
+	sink->close_err = cerr;
+	sink->closed = true;
 	pthread_mutex_unlock(&sink->lock);
 	return SCI_CALLBACK_CONTINUE;
 }
@@ -390,6 +418,101 @@ static void test_rseg_callback_gets_disconnect_requested_at_connect(void **state
 	run_events_at_connect("notify", SCI_CB_DISCONNECT);
 }
 
+/* Threads of this process now (entries of /proc/self/task); -1 if unreadable. */
+static int task_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Spin (yielding) until this process is down to at most tasks threads and fds descriptors. */
+static bool wait_baseline(int tasks, int fds, uint64_t timeout_ms)
+{
+	uint64_t end = fixture_now_ms() + timeout_ms;
+
+	while (task_count() > tasks || fixture_open_fds() > fds)
+		if (fixture_now_ms() >= end)
+			return false;
+		else
+			sched_yield();
+	return true;
+}
+
+/*
+ * The callback disconnects its segment and closes the descriptor that is the
+ * process's last one for its node: both succeed, and once the callback has
+ * returned the node's context goes (its threads and descriptors with it), round
+ * after round. Round 0 does the same from this thread, and the counts it leaves
+ * are the bound: a provider may keep some per process after a node's first use
+ * (pximc keeps two descriptors, and a closed peer's may linger a moment).
+ */
+static void test_close_last_descriptor_from_callback_releases_node(void **state)
+{
+	char arg[32];
+	struct proc owner;
+	int tasks = 0, fds = 0;
+
+	(void)state;
+	skip_unless_multiproc();
+	watchdog_arm(120, "sisci close from callback", "rounds");
+	snprintf(arg, sizeof(arg), "force-on-go,%u", CLOSE_ROUNDS + 1);
+	assert_int_equal(proc_spawn(&owner, fabric, OWNER_NODE, "evowner", arg), 0);
+	for (unsigned int i = 0; i <= CLOSE_ROUNDS; i++) {
+		struct ev_sink sink = { .lock = PTHREAD_MUTEX_INITIALIZER };
+		sci_remote_segment_t r;
+		sci_desc_t sd;
+		sci_error_t err;
+		bool closed = false;
+
+		assert_int_equal(proc_expect(owner.sock, READY, 10000), 0);
+		sd = sisci_test_open(CLOSE_NODE);
+		sink.close_sd = i ? sd : NULL;
+		SCIConnectSegment(sd, &r, OWNER_NODE, EV_SEG_ID + i, 0, ev_sink_cb, &sink, SISCI_TIMEOUT,
+				  SCI_FLAG_USE_CALLBACK, &err);
+		assert_sci(err, SCI_ERR_OK);
+		assert_int_equal(proc_send(owner.sock, GO), 0);
+		assert_true(ev_sink_wait(&sink, SISCI_TIMEOUT));
+		assert_int_equal(sink.reason, SCI_CB_LOST);
+		if (!i) {
+			sisci_test_disconnect(r);
+			sisci_test_close(sd);
+			tasks = task_count();
+			fds = fixture_open_fds();
+			assert_true(tasks > 0 && fds > 0);
+			assert_int_equal(proc_send(owner.sock, DONE), 0);
+			pthread_mutex_destroy(&sink.lock);
+			continue;
+		}
+		for (uint64_t end = fixture_now_ms() + SISCI_TIMEOUT;;) {
+			pthread_mutex_lock(&sink.lock);
+			closed = sink.closed;
+			pthread_mutex_unlock(&sink.lock);
+			if (closed || fixture_now_ms() >= end)
+				break;
+			sched_yield();
+		}
+		assert_true(closed);
+		assert_sci(sink.disconnect_err, SCI_ERR_OK);
+		assert_sci(sink.close_err, SCI_ERR_OK);
+		if (!wait_baseline(tasks, fds, SISCI_TIMEOUT))
+			fail_msg("round %u: %d threads and %d descriptors, %d and %d after round 0", i,
+				 task_count(), fixture_open_fds(), tasks, fds);
+		assert_int_equal(proc_send(owner.sock, DONE), 0);
+		pthread_mutex_destroy(&sink.lock);
+	}
+	assert_int_equal(proc_join(&owner, 10000), 0);
+	watchdog_disarm();
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +520,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_owner_killed_mid_dma),
 		cmocka_unit_test(test_rseg_callback_gets_lost_forced_at_connect),
 		cmocka_unit_test(test_rseg_callback_gets_disconnect_requested_at_connect),
+		cmocka_unit_test(test_close_last_descriptor_from_callback_releases_node),
 	};
 	int rc;
 
