@@ -220,34 +220,68 @@ static void *connect_main(void *arg)
 }
 
 /*
+ * What scif_connect checks before it connects, binding an unbound endpoint to a
+ * port outside the reserved range (as scif_bind(epd, 0)). A bind lost to a
+ * concurrent call's is not an error: the state it made decides.
+ */
+static int connect_check(struct xrma_scif_ep *ep, const struct scif_portID *dst)
+{
+	enum xrma_conn_state state;
+	uint32_t port;
+	int ret;
+
+	if (!dst || dst->port == 0)
+		return -XRMA_EINVAL;
+	ret = xrma_conn_state(ep->conn, &state);
+	if (!ret && state == XRMA_CONN_UNBOUND && (ret = bind_any(ep->conn, &port)) == -XRMA_EINVAL)
+		ret = xrma_conn_state(ep->conn, &state);
+	if (ret)
+		return ret;
+	if (state == XRMA_CONN_LISTENING)
+		return -XRMA_EINVAL;
+	return state_connected(state) ? -XRMA_EISCONN : 0;
+}
+
+/*
  * With O_NONBLOCK on the descriptor the connect runs on a thread of its own:
  * EINPROGRESS now, SCIF_POLLOUT from scif_poll once done, and the result from
  * the next scif_connect (a failed connect leaves the endpoint bound), which
- * joins the thread; scif_close joins it if nobody did.
+ * joins the thread; scif_close joins it if nobody did. Concurrent calls claim
+ * each step with a compare-and-swap: one starts the attempt and one collects its
+ * result, the others see it in progress.
  * Returns 1 for "in progress", else 0 or a core code.
  */
 static int connect_nonblocking(struct xrma_scif_ep *ep, const struct scif_portID *dst)
 {
-	int state = __atomic_load_n(&ep->connect_state, __ATOMIC_ACQUIRE);
+	int state = __atomic_load_n(&ep->connect_state, __ATOMIC_ACQUIRE), ret;
 	struct connect_job *job;
 	pthread_t thread;
 
-	if (state == XRMA_SCIF_CONNECT_RUNNING)
-		return 1;
-	/* A thread that stored DONE is on its way out: the join does not wait for the connect. */
-	connect_join(ep);
+	do {
+		if (state == XRMA_SCIF_CONNECT_RUNNING || state == XRMA_SCIF_CONNECT_COLLECTING)
+			return 1;
+	} while (!__atomic_compare_exchange_n(&ep->connect_state, &state,
+					      state == XRMA_SCIF_CONNECT_DONE ? XRMA_SCIF_CONNECT_COLLECTING
+									: XRMA_SCIF_CONNECT_RUNNING,
+					      false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 	if (state == XRMA_SCIF_CONNECT_DONE) {
-		__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_IDLE, __ATOMIC_RELAXED);
-		return __atomic_load_n(&ep->connect_result, __ATOMIC_RELAXED);
+		/* The thread stored DONE on its way out: the join does not wait for a connect. */
+		connect_join(ep);
+		ret = __atomic_load_n(&ep->connect_result, __ATOMIC_RELAXED);
+		__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_IDLE, __ATOMIC_RELEASE);
+		return ret;
 	}
-	job = malloc(sizeof(*job));
-	if (!job)
-		return -XRMA_ENOMEM;
+	ret = connect_check(ep, dst);
+	if (!ret && !(job = malloc(sizeof(*job))))
+		ret = -XRMA_ENOMEM;
+	if (ret) {
+		__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_IDLE, __ATOMIC_RELEASE);
+		return ret;
+	}
 	*job = (struct connect_job){ .ep = ep, .node = dst->node, .port = dst->port };
-	__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_RUNNING, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&ep->refs, 1, __ATOMIC_RELAXED);   /* we hold one: not the last */
 	if (pthread_create(&thread, NULL, connect_main, job)) {
-		__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_IDLE, __ATOMIC_RELAXED);
+		__atomic_store_n(&ep->connect_state, XRMA_SCIF_CONNECT_IDLE, __ATOMIC_RELEASE);
 		xrma_scif_ep_put(ep);
 		free(job);
 		return -XRMA_ENOMEM;
@@ -271,26 +305,15 @@ static int connect_finish(struct xrma_scif_ep *ep, int ret)
 int scif_connect(scif_epd_t epd, struct scif_portID *dst)
 {
 	struct xrma_scif_ep *ep;
-	enum xrma_conn_state state;
-	uint32_t port;
 	int ret, fl;
 
-	ret = ep_state(epd, &ep, &state);
+	ret = xrma_scif_ep_get(epd, &ep);
 	if (ret)
 		return xrma_scif_fail(ret);
 	fl = fcntl(ep->fd, F_GETFL);
-	if (fl >= 0 && (fl & O_NONBLOCK) &&
-	    __atomic_load_n(&ep->connect_state, __ATOMIC_ACQUIRE) != XRMA_SCIF_CONNECT_IDLE)
+	if (fl >= 0 && (fl & O_NONBLOCK))
 		return connect_finish(ep, connect_nonblocking(ep, dst));
-	if (!dst || state == XRMA_CONN_LISTENING || dst->port == 0)
-		ret = -XRMA_EINVAL;
-	else if (state_connected(state))
-		ret = -XRMA_EISCONN;
-	/* An unbound endpoint gets a port outside the reserved range, as scif_bind(epd, 0). */
-	else if (state == XRMA_CONN_UNBOUND)
-		ret = bind_any(ep->conn, &port);
-	if (!ret && fl >= 0 && (fl & O_NONBLOCK))
-		return connect_finish(ep, connect_nonblocking(ep, dst));
+	ret = connect_check(ep, dst);
 	if (!ret) {
 		ret = xrma_conn_connect(ep->conn, dst->node, dst->port, XRMA_TIMEOUT_INFINITE);
 		if (ret == -XRMA_EINVAL || ret == -XRMA_EHOSTUNREACH)

@@ -148,6 +148,7 @@ enum {
 	XRMA_SCIF_CONNECT_IDLE = 0,
 	XRMA_SCIF_CONNECT_RUNNING,
 	XRMA_SCIF_CONNECT_DONE,
+	XRMA_SCIF_CONNECT_COLLECTING,        /* a scif_connect takes DONE's result */
 };
 
 /*

@@ -122,7 +122,7 @@ static int poll_once(struct scif_pollepd *epds, unsigned int nepds, struct pollf
 			int connect = __atomic_load_n(&ep->connect_state, __ATOMIC_ACQUIRE);
 
 			/* A non-blocking connect is writable once done, in error if it failed. */
-			if (connect == XRMA_SCIF_CONNECT_RUNNING)
+			if (connect == XRMA_SCIF_CONNECT_RUNNING || connect == XRMA_SCIF_CONNECT_COLLECTING)
 				core &= ~XRMA_POLLOUT;
 			else if (connect == XRMA_SCIF_CONNECT_DONE)
 				core |= XRMA_POLLOUT |

@@ -593,6 +593,82 @@ static void test_scif_nonblocking_connect_hides_stream_until_connected(void **st
 	assert_scif_ok(scif_close(l));
 }
 
+/* Rounds of test_scif_concurrent_nonblocking_connects_make_one_attempt. */
+#define CONCURRENT_CONNECT_ROUNDS 300
+
+struct connect_racer {
+	struct fixture_barrier *start;
+	scif_epd_t epd;
+	struct scif_portID dst;
+	int rc, err;
+};
+
+static void *connect_racer_main(void *arg)
+{
+	struct connect_racer *r = arg;
+
+	if (fixture_barrier_wait(r->start, SCIF_TEST_TIMEOUT_MS)) {
+		r->rc = -2;
+		return NULL;
+	}
+	r->rc = scif_connect(r->epd, &r->dst);
+	r->err = errno;
+	return NULL;
+}
+
+/*
+ * Two threads start a non-blocking connect on one endpoint at once: one attempt
+ * runs (the other call sees it in progress), the listener gets one request, and
+ * the endpoint ends up connected with a stream that works.
+ */
+static void test_scif_concurrent_nonblocking_connects_make_one_attempt(void **state)
+{
+	struct scif_portID dst, peer;
+	scif_epd_t l = listener_open(&dst);
+	struct fixture_barrier start;
+
+	(void)state;
+	fixture_barrier_init(&start, 2);
+	for (int i = 0; i < CONCURRENT_CONNECT_ROUNDS; i++) {
+		struct scif_pollepd pe = { .events = SCIF_POLLOUT };
+		struct connect_racer r = { .start = &start, .dst = dst };
+		scif_epd_t c = scif_open(), s, extra;
+		pthread_t thread;
+		char ch = 'c';
+		int rc, err;
+
+		assert_true(c >= 0);
+		assert_int_equal(fcntl(c, F_SETFL, O_NONBLOCK), 0);
+		r.epd = c;
+		assert_int_equal(pthread_create(&thread, NULL, connect_racer_main, &r), 0);
+		assert_int_equal(fixture_barrier_wait(&start, SCIF_TEST_TIMEOUT_MS), 0);
+		rc = scif_connect(c, &dst);
+		err = errno;
+		assert_int_equal(fixture_join(thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
+		assert_int_equal(rc, -1);
+		assert_int_equal(err, EINPROGRESS);
+		assert_int_equal(r.rc, -1);
+		assert_int_equal(r.err, EINPROGRESS);
+		assert_scif_ok(scif_accept(l, &peer, &s, SCIF_ACCEPT_SYNC));
+		pe.epd = c;
+		assert_int_equal(scif_poll(&pe, 1, SCIF_TEST_TIMEOUT_MS), 1);
+		if (pe.revents != SCIF_POLLOUT)
+			print_error("round %d: revents 0x%x\n", i, pe.revents);
+		assert_int_equal(pe.revents, SCIF_POLLOUT);
+		assert_scif_ok(scif_connect(c, &dst));
+		assert_int_equal(scif_send(c, &ch, 1, SCIF_SEND_BLOCK), 1);
+		ch = 0;
+		assert_int_equal(scif_recv(s, &ch, 1, SCIF_RECV_BLOCK), 1);
+		assert_int_equal(ch, 'c');
+		/* No second request waits. */
+		assert_scif_errno(scif_accept(l, &peer, &extra, 0), EAGAIN);
+		assert_scif_ok(scif_close(c));
+		assert_scif_ok(scif_close(s));
+	}
+	fixture_barrier_destroy(&start);
+	assert_scif_ok(scif_close(l));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -619,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_scif_connect_nonblocking_refused),
 		cmocka_unit_test(test_scif_close_wakes_blocked_connect_econnreset),
 		cmocka_unit_test(test_scif_close_during_nonblocking_connect_leaves_no_thread_or_fd),
+		cmocka_unit_test(test_scif_concurrent_nonblocking_connects_make_one_attempt),
 		cmocka_unit_test(test_scif_nonblocking_connect_hides_stream_until_connected),
 	};
 
