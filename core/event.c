@@ -172,12 +172,8 @@ static void evq_deliver(void *arg)
 		xrma_unlock(&q->lock);
 		cb(cb_arg, &ev);
 	}
-	/* More may be queued: go to the back of the line, keeping the reference. */
-	if (!xrma_service_defer(q->ctx, evq_deliver, q))
-		return;
-	xrma_lock(&q->lock);
-	q->delivering = false;
-	xrma_unlock(&q->lock);
+	/* More may be queued: go to the back of the line (delivering stays set). */
+	evq_schedule(q);
 	xrma_handle_put(owner);
 }
 

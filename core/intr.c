@@ -317,12 +317,8 @@ static void intr_deliver(void *arg)
 			cb(cb_arg, NULL, 0);
 		free(entry);
 	}
-	/* More may be pending: go to the back of the line, keeping the reference. */
-	if (!xrma_service_defer(intr->ctx, intr_deliver, intr))
-		return;
-	xrma_lock(&intr->lock);
-	intr->cb_scheduled = false;
-	xrma_unlock(&intr->lock);
+	/* More may be pending: go to the back of the line (cb_scheduled stays set). */
+	intr_schedule(intr);
 	xrma_handle_put(&intr->obj);
 }
 
