@@ -107,6 +107,7 @@ static void ctx_destroy(struct xrma_obj *obj)
 {
 	struct xrma_core_ctx *ctx = (struct xrma_core_ctx *)obj;
 
+	xrma_exit_notice_remove(ctx);
 	xrma_service_stop(ctx);
 	xrma_engine_fini(&ctx->engine);
 	ctx->prov->ops->close(ctx->prov_state);
@@ -218,6 +219,7 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	ret = xrma_handle_alloc(&ctx->obj, XRMA_OBJ_CTX, ctx_destroy);
 	if (ret)
 		goto err_stop_service;
+	xrma_exit_notice_add(ctx);
 	*out = ctx->obj.handle;
 	return 0;
 

@@ -10,6 +10,7 @@
 #include <xrma/ctx.h>
 #include "core/control.h"
 #include "core/engine.h"
+#include "core/exit_notice.h"
 #include "core/handle.h"
 #include "core/idmap.h"
 #include "core/lock.h"
@@ -43,6 +44,7 @@ struct xrma_core_ctx {
 	struct xrma_service service;
 	struct xrma_control control;
 	struct xrma_engine engine;
+	struct xrma_exit_notice exit_notice;   /* core/exit_notice.c's list */
 };
 
 /* The op tested is the op called: a NULL optional op is XRMA_ENOTSUP. */

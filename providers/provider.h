@@ -154,6 +154,14 @@ struct xrma_provider_ops {
 	 */
 	void (*rma_driving)(void *state, bool on);
 
+	/*
+	 * Optional: the process is exiting with this context open. Tell the peers
+	 * now that this endpoint is gone, waiting a bounded time for the news to
+	 * leave; free nothing, as other threads may still be calling ops. A
+	 * provider whose peers notice a dead process at once leaves it out.
+	 */
+	void (*depart)(void *state);
+
 	/* --- optional, each tied to a capability bit --- */
 	/* XRMA_CAP_REGISTER: back exportable memory with the caller's pages. */
 	int (*mem_register)(void *state, void *addr, size_t len, struct xrma_prov_mem **mem);

@@ -296,6 +296,8 @@ int ofi_name_unbind(void *state, enum xrma_ns ns, uint64_t id);
 int ofi_control_start(struct ofi_ep *ep);
 /* Say goodbye, drain sends (bounded) and stop the progress thread. */
 void ofi_control_stop(struct ofi_ep *ep);
+/* The depart op: goodbyes to the peers in contact, as at close, freeing nothing. */
+void ofi_depart(void *state);
 /* Free buffers and sends once the endpoint is closed (no completion can come). */
 void ofi_control_release(struct ofi_ep *ep);
 /* Read and dispatch the control CQ's completions; returns how many. Any thread. */

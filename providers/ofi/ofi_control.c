@@ -926,21 +926,38 @@ err:
 	return ret;
 }
 
-void ofi_control_stop(struct ofi_ep *ep)
+/*
+ * From now on nothing is sent but a goodbye to each peer in contact; the
+ * progress thread pushes them out, and we wait (bounded) until they left.
+ * Once is enough: a second call finds the endpoint closing and returns.
+ */
+static void say_goodbye(struct ofi_ep *ep)
 {
 	struct timespec deadline;
 
 	deadline_after(&deadline, BYE_DRAIN_MS);
 	pthread_mutex_lock(&ep->lock);
-	ep->closing = true;
-	for (size_t i = 0; i < ep->peer_count; i++)
-		if (ep->peers[i].contact)
-			send_locked(ep, &ep->peers[i], OFI_MSG_BYE, ep->peers[i].ep, 0, 0, 0, NULL, 0);
-	/* The progress thread pushes the goodbyes out; wait (bounded) until they left. */
-	while (ep->tx_live)
-		if (pthread_cond_timedwait(&ep->req_cond, &ep->lock, &deadline) == ETIMEDOUT)
-			break;
+	if (!ep->closing) {
+		ep->closing = true;
+		for (size_t i = 0; i < ep->peer_count; i++)
+			if (ep->peers[i].contact)
+				send_locked(ep, &ep->peers[i], OFI_MSG_BYE, ep->peers[i].ep, 0, 0, 0,
+					    NULL, 0);
+		while (ep->tx_live)
+			if (pthread_cond_timedwait(&ep->req_cond, &ep->lock, &deadline) == ETIMEDOUT)
+				break;
+	}
 	pthread_mutex_unlock(&ep->lock);
+}
+
+void ofi_depart(void *state)
+{
+	say_goodbye(state);
+}
+
+void ofi_control_stop(struct ofi_ep *ep)
+{
+	say_goodbye(ep);
 	atomic_store(&ep->stop, true);
 	wake_fd(ep->wake_fd);
 	pthread_join(ep->thread, NULL);

@@ -483,6 +483,7 @@ static const struct xrma_provider_ops ofi_ops = {
 	.rma_post = ofi_rma_post,
 	.rma_progress = ofi_rma_progress,
 	.rma_driving = ofi_drive,
+	.depart = ofi_depart,
 	.mem_register = ofi_mem_register,
 	.atomic = ofi_atomic,
 };

@@ -326,6 +326,23 @@ static int child_writer(int sock, const char *arg)
 		PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, SEG_LEN), 0);
 }
 
+/*
+ * Import the parent's segment, then leave the process with the context still
+ * open, as a SCIF program does (SCIF has no call that closes it).
+ */
+static int child_leaver(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_rseg *r;
+
+	(void)arg;
+	PROC_CHECK_RC(child_ctx(&ctx), 0);
+	PROC_CHECK_RC(xrma_rseg_open(ctx, 1, SEG_ID, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	return 0;
+}
+
 /* Export segment arg and wait to be told to go; with a name space given, join it first. */
 static int child_exporter(int sock, const char *arg)
 {
@@ -581,6 +598,7 @@ static const struct proc_role roles[] = {
 	{ "trigger", child_trigger },
 	{ "writer", child_writer },
 	{ "exporter", child_exporter },
+	{ "leaver", child_leaver },
 	{ "ns_owner", child_ns_owner },
 	{ "ns_user", child_ns_user },
 	{ "ns_sisci_owner", child_ns_sisci_owner },
@@ -913,6 +931,38 @@ static void test_owner_withdraws_and_closes(void **state)
 	assert_rc(xrma_ctx_close(ctx), 0);
 }
 
+/*
+ * A peer whose process exits with its context open is heard gone at once: the
+ * liveness timeout here is far longer than the wait, so only the goodbye sent
+ * at exit can end it.
+ */
+static void test_peer_exits_with_context_open(void **state)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_seg *seg;
+	struct xrma_event ev;
+	struct proc *child;
+
+	(void)state;
+	setenv("XRMA_OFI_LIVENESS_MS", "600000", 1);
+	assert_rc(ctx_open_node(1, &ctx), 0);
+	assert_rc(seg_make(ctx, SEG_ID, SEG_LEN, 3, &seg), 0);
+	child = kid_start(2, "leaver", NULL);
+	setenv("XRMA_OFI_LIVENESS_MS", LIVENESS_TXT, 1);
+	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
+	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
+	do
+		assert_rc(xrma_seg_wait_event(seg, MP_TIMEOUT_MS, &ev), 0);
+	while (ev.type == XRMA_EVENT_CONNECT);
+	assert_int_equal(ev.type, XRMA_EVENT_DISCONNECT);
+	assert_int_equal(ev.node, 2);
+	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_seg_close(seg), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
 /* ---- two hosts ---- */
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -1017,6 +1067,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_lookups_and_unknown_or_silent_nodes, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_peer_killed_survivor_sees_lost, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_owner_withdraws_and_closes, test_up, test_down),
+		cmocka_unit_test_setup_teardown(test_peer_exits_with_context_open, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_two_hosts_in_network_namespaces, test_up, test_down),
 	};
 	int rc;

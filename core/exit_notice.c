@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/exit_notice.c: a process may exit with contexts open (a SCIF program
+ * has no call that closes its context, and any program may simply return from
+ * main). Where peers learn of a dead process only by its silence, they would
+ * wait out the liveness timeout, and every call of theirs that needs an answer
+ * from it would wait too. So the library's destructor asks the provider of
+ * each context still open to tell its peers now (the depart op). Nothing is
+ * freed: other threads of the process may still be running. A forked child
+ * that exits does not speak for the contexts it inherited: only the process
+ * that opened one does.
+ */
+#include "core/exit_notice.h"
+
+#include <pthread.h>
+#include <unistd.h>
+#include "core/ctx.h"
+
+static struct {
+	pthread_mutex_t lock;       /* held across a notice, so a close waits for it */
+	struct xrma_core_ctx *head;
+} open_contexts = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void xrma_exit_notice_add(struct xrma_core_ctx *ctx)
+{
+	struct xrma_exit_notice *n = &ctx->exit_notice;
+
+	if (!ctx->prov->ops->depart)
+		return;
+	n->opener = getpid();
+	pthread_mutex_lock(&open_contexts.lock);
+	n->next = open_contexts.head;
+	n->pprev = &open_contexts.head;
+	if (n->next)
+		n->next->exit_notice.pprev = &n->next;
+	open_contexts.head = ctx;
+	pthread_mutex_unlock(&open_contexts.lock);
+}
+
+void xrma_exit_notice_remove(struct xrma_core_ctx *ctx)
+{
+	struct xrma_exit_notice *n = &ctx->exit_notice;
+
+	if (!n->pprev)
+		return;
+	pthread_mutex_lock(&open_contexts.lock);
+	*n->pprev = n->next;
+	if (n->next)
+		n->next->exit_notice.pprev = n->pprev;
+	n->next = NULL;
+	n->pprev = NULL;
+	pthread_mutex_unlock(&open_contexts.lock);
+}
+
+static void __attribute__((destructor)) notify_peers_at_exit(void)
+{
+	pid_t self = getpid();
+
+	pthread_mutex_lock(&open_contexts.lock);
+	for (struct xrma_core_ctx *ctx = open_contexts.head; ctx; ctx = ctx->exit_notice.next)
+		if (ctx->exit_notice.opener == self)
+			ctx->prov->ops->depart(ctx->prov_state);
+	pthread_mutex_unlock(&open_contexts.lock);
+}
