@@ -4,7 +4,8 @@
  * campaign's copies of the libraries only. The chosen point is parsed once; every pass
  * over a point compares names, and the count-th pass over the chosen one kills the
  * whole process at once with SIGKILL (no handler, no exit code path, no cleanup), as a
- * crash or the OOM killer would.
+ * crash or the OOM killer would. A fail point only reports whether the environment names
+ * it now.
  */
 #include "core/killpoint.h"
 
@@ -57,4 +58,11 @@ void xrma_killpoint_pass(const char *name)
 		kill(getpid(), SIGKILL);
 		pause();
 	}
+}
+
+bool xrma_failpoint_hit(const char *name)
+{
+	const char *v = getenv("XRMA_TEST_FAIL_POINT");
+
+	return v && !strcmp(v, name);
 }

@@ -10,11 +10,27 @@
 #ifndef XRMA_CORE_KILLPOINT_H
 #define XRMA_CORE_KILLPOINT_H
 
+#include <stdbool.h>
+
 #ifdef XRMA_KILLPOINTS
 void xrma_killpoint_pass(const char *name);
 #define XRMA_KILL_POINT(name) xrma_killpoint_pass(name)
 #else
 #define XRMA_KILL_POINT(name) ((void)0)
+#endif
+
+/*
+ * A fail point: a place where a test may have a step fail as if the hardware or
+ * the network had refused it. XRMA_FAIL_POINT("scif.unregister.notice") is true
+ * on every pass while the environment names that point in XRMA_TEST_FAIL_POINT
+ * (read at each pass, so a test turns it on and off around one call); always
+ * false outside the test-only libraries.
+ */
+#ifdef XRMA_KILLPOINTS
+bool xrma_failpoint_hit(const char *name);
+#define XRMA_FAIL_POINT(name) xrma_failpoint_hit(name)
+#else
+#define XRMA_FAIL_POINT(name) false
 #endif
 
 #endif

@@ -225,11 +225,42 @@ out_put_win:
 	return ret;
 }
 
+/* Whether removing [offset, end) may go ahead: it cuts no window and holds at least one. */
+static int remove_check_locked(const struct xrma_core_win *win, uint64_t offset, uint64_t end)
+{
+	size_t found = 0;
+
+	for (const struct xrma_win_entry *e = win->entries; e; e = e->next) {
+		if (e->removed || e->offset + e->len <= offset || e->offset >= end)
+			continue;
+		if (e->offset < offset || e->offset + e->len > end)
+			return -XRMA_EINVAL;
+		found++;
+	}
+	return found ? 0 : -XRMA_ENXIO;
+}
+
+int xrma_win_can_remove(struct xrma_win *handle, uint64_t offset, size_t len)
+{
+	struct xrma_core_win *win;
+	int ret;
+
+	if (!len || offset > UINT64_MAX - len)
+		return -XRMA_EINVAL;
+	ret = win_acquire(handle, &win);
+	if (ret)
+		return ret;
+	xrma_lock(&win->lock);
+	ret = remove_check_locked(win, offset, offset + len);
+	xrma_unlock(&win->lock);
+	xrma_handle_put(&win->obj);
+	return ret;
+}
+
 int xrma_win_remove(struct xrma_win *handle, uint64_t offset, size_t len)
 {
 	struct xrma_core_win *win;
 	uint64_t end;
-	size_t found = 0;
 	int ret;
 
 	if (!len || offset > UINT64_MAX - len)
@@ -239,17 +270,8 @@ int xrma_win_remove(struct xrma_win *handle, uint64_t offset, size_t len)
 	if (ret)
 		return ret;
 	xrma_lock(&win->lock);
-	/* First pass decides; nothing changes unless the whole call succeeds. */
-	for (struct xrma_win_entry *e = win->entries; e && !ret; e = e->next) {
-		if (e->removed || e->offset + e->len <= offset || e->offset >= end)
-			continue;
-		if (e->offset < offset || e->offset + e->len > end)
-			ret = -XRMA_EINVAL;
-		else
-			found++;
-	}
-	if (!ret && !found)
-		ret = -XRMA_ENXIO;
+	/* Decide first; nothing changes unless the whole call succeeds. */
+	ret = remove_check_locked(win, offset, end);
 	for (struct xrma_win_entry *e = win->entries, *next; !ret && e; e = next) {
 		next = e->next;
 		if (e->removed || e->offset < offset || e->offset + e->len > end)

@@ -58,6 +58,12 @@ XRMA_API int xrma_win_add(struct xrma_win *win, struct xrma_seg *seg, size_t seg
 XRMA_API int xrma_win_remove(struct xrma_win *win, uint64_t offset, size_t len);
 
 /*
+ * What xrma_win_remove(win, offset, len) would answer now, changing nothing:
+ * for a caller that must do work of its own (tell a peer) before it removes.
+ */
+XRMA_API int xrma_win_can_remove(struct xrma_win *win, uint64_t offset, size_t len);
+
+/*
  * Hold [offset, offset+len), which must lie in live, adjacent windows each
  * allowing prot (XRMA_ENXIO if not covered, XRMA_EACCES if a window forbids
  * prot), and describe it as a local vector (at most max entries, else

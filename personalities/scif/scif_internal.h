@@ -69,6 +69,7 @@ struct xrma_scif_window {
 	uint64_t seg_id;
 	uint32_t prot;
 	bool live;         /* false: unregistered; the range stays taken until seg closes */
+	bool leaving;      /* taken out of the table by an unregister still telling the peer */
 };
 
 /* One of the peer's segments we imported for RMA (a cache). */

@@ -419,7 +419,7 @@ static bool peer_gone(int ret)
 	switch (-ret) {
 	case XRMA_ECONNRESET: case XRMA_ENODEV: case XRMA_ENOTCONN: case XRMA_ECONNREFUSED:
 	case XRMA_EHOSTUNREACH: case XRMA_ENETDOWN: case XRMA_ECONNABORTED: case XRMA_ENOENT:
-	case XRMA_ETIMEDOUT: case XRMA_ECANCELED:
+	case XRMA_ETIMEDOUT: case XRMA_ECANCELED: case XRMA_ELOST:
 		return true;
 	default:
 		return false;
@@ -432,6 +432,8 @@ static int peer_box_push(struct xrma_scif_ep *ep)
 	struct xrma_iov iov = { .seg = ep->ras_seg, .offset = offsetof(struct xrma_scif_ras_shared, seq),
 				.len = sizeof(uint64_t) };
 
+	if (XRMA_FAIL_POINT("scif.unregister.notice"))
+		return -XRMA_ETRANSFER;
 	return xrma_scif_dmaq_post(ep, XRMA_RMA_WRITE, &iov, 1, ep->peer_box_rseg, 0, iov.len, 0,
 				   XRMA_RMA_SYNC);
 }

@@ -235,6 +235,32 @@ again:
 	return (long)i;
 }
 
+/* Take the live windows inside [start, end) out of the table, remembering which. */
+static void windows_leave(struct xrma_scif_ep *ep, uint64_t start, uint64_t end)
+{
+	for (size_t i = 0; i < ep->nwindows; i++) {
+		struct xrma_scif_window *w = &ep->windows[i];
+
+		if (w->live && w->offset >= start && w->offset + w->len <= end) {
+			w->live = false;
+			w->leaving = true;
+		}
+	}
+}
+
+/* The peer was told (gone: they stay out) or could not be (back in the table). */
+static void windows_left(struct xrma_scif_ep *ep, bool gone)
+{
+	for (size_t i = 0; i < ep->nwindows; i++) {
+		struct xrma_scif_window *w = &ep->windows[i];
+
+		if (w->leaving) {
+			w->leaving = false;
+			w->live = !gone;
+		}
+	}
+}
+
 static size_t windows_live(const struct xrma_scif_ep *ep)
 {
 	size_t n = 0;
@@ -326,19 +352,19 @@ int scif_unregister(scif_epd_t epd, off_t offset, size_t len)
 	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
 		return xrma_scif_fail(ret);
-	/* The core decides (whole windows only, at least one) and changes nothing on error. */
-	ret = xrma_win_remove(ep->win, start, len);
+	/* The core decides (whole windows only, at least one); the endpoint's lock keeps it so. */
+	ret = xrma_win_can_remove(ep->win, start, len);
 	if (!ret) {
-		for (size_t i = 0; i < ep->nwindows; i++) {
-			struct xrma_scif_window *w = &ep->windows[i];
-
-			if (w->live && w->offset >= start && w->offset + w->len <= end)
-				w->live = false;
-		}
+		windows_leave(ep, start, end);
 		ras_publish(ep);
 		XRMA_KILL_POINT("scif.unregister.before_notice");
 		/* A peer reading a copy of the table must drop it before we return. */
 		ret = xrma_scif_peer_notify(ep);
+		windows_left(ep, !ret);
+		if (!ret)
+			ret = xrma_win_remove(ep->win, start, len);
+		else
+			ras_publish(ep);   /* untold, the peer may still use them: they stay */
 		windows_sweep(ep);
 	}
 	xrma_scif_ep_leave(ep);

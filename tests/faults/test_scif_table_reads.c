@@ -7,7 +7,8 @@
  * test-only libscif: the card is armed to die at its READ_LIMIT-th read. A card
  * doing hundreds of transfers to a table that stays the same lives; a card whose
  * host unregisters and registers between its transfers must read the table
- * again each time, and so dies (which shows the point counts the reads).
+ * again each time, and so dies (which shows the point counts the reads). The
+ * same card serves the test of an unregister whose notice cannot be delivered.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -34,7 +35,7 @@
 #define BUSY_ROUNDS 40
 #define WAIT_MS 15000
 
-enum { CMD_WRITE = 1, CMD_QUIET, CMD_QUIT };
+enum { CMD_WRITE = 1, CMD_QUIET, CMD_QUIT, CMD_WRITE_GONE };
 
 static void *pages(size_t n)
 {
@@ -78,6 +79,11 @@ static int card_main(int sock, const char *arg)
 		if (cmd == CMD_WRITE) {
 			PROC_CHECK(recv_u64(epd, &offset) == 0);
 			PROC_CHECK(scif_writeto(epd, CARD_WIN, 8, (off_t)offset, SCIF_RMA_SYNC) == 0);
+		} else if (cmd == CMD_WRITE_GONE) {
+			/* The host unregistered the window there: no transfer reaches it. */
+			PROC_CHECK(recv_u64(epd, &offset) == 0);
+			PROC_CHECK(scif_writeto(epd, CARD_WIN, 8, (off_t)offset, SCIF_RMA_SYNC) == -1 &&
+				   errno == ENXIO);
 		} else {
 			for (int i = 0; i < QUIET_ROUNDS; i++) {
 				PROC_CHECK(scif_writeto(epd, CARD_WIN, 8, HOST_WIN + 8 * (i % 8), SCIF_RMA_SYNC) == 0);
@@ -140,7 +146,8 @@ static int card_do(scif_epd_t epd, uint64_t cmd, uint64_t offset)
 {
 	uint64_t done = 0;
 
-	if (send_u64(epd, cmd) || (cmd == CMD_WRITE && send_u64(epd, offset)) || recv_u64(epd, &done))
+	if (send_u64(epd, cmd) || ((cmd == CMD_WRITE || cmd == CMD_WRITE_GONE) && send_u64(epd, offset)) ||
+	    recv_u64(epd, &done))
 		return -1;
 	return done == 1 ? 0 : -1;
 }
@@ -189,11 +196,48 @@ static void test_scif_changed_table_read_again(void **state)
 	munmap(mem, 2 * PAGE);
 }
 
+/*
+ * An unregister whose notice to the card fails on the way (the fail point
+ * "scif.unregister.notice", as a transfer error would) while the card lives
+ * fails with EIO and changes nothing: the window stays registered, in our
+ * space and in the card's view. Repeated once the notice can go, it succeeds.
+ */
+static void test_scif_unregister_undone_when_notice_fails(void **state)
+{
+	char *mem = pages(2);
+	struct proc card;
+	scif_epd_t epd;
+
+	(void)state;
+	assert_non_null(mem);
+	epd = card_start(&card, mem);
+	/* The card reads our table by copy and announces its box. */
+	assert_int_equal(card_do(epd, CMD_WRITE, HOST_WIN), 0);
+	setenv("XRMA_TEST_FAIL_POINT", "scif.unregister.notice", 1);
+	errno = 0;
+	assert_int_equal(scif_unregister(epd, HOST_WIN, 2 * PAGE), -1);
+	assert_int_equal(errno, EIO);
+	unsetenv("XRMA_TEST_FAIL_POINT");
+	/* Still ours: its range is taken, our RMAs use it, the card's reach it. */
+	errno = 0;
+	assert_int_equal(scif_register(epd, mem, 2 * PAGE, HOST_WIN, RW, SCIF_MAP_FIXED), -1);
+	assert_int_equal(errno, EADDRINUSE);
+	assert_int_equal(scif_writeto(epd, HOST_WIN, 8, CARD_WIN, SCIF_RMA_SYNC), 0);
+	assert_int_equal(card_do(epd, CMD_WRITE, HOST_WIN + 8), 0);
+	assert_int_equal(scif_unregister(epd, HOST_WIN, 2 * PAGE), 0);
+	assert_int_equal(card_do(epd, CMD_WRITE_GONE, HOST_WIN), 0);
+	assert_int_equal(send_u64(epd, CMD_QUIT), 0);
+	assert_int_equal(proc_join(&card, WAIT_MS), 0);
+	assert_int_equal(scif_close(epd), 0);
+	munmap(mem, 2 * PAGE);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scif_copy_kept_across_transfers),
 		cmocka_unit_test(test_scif_changed_table_read_again),
+		cmocka_unit_test(test_scif_unregister_undone_when_notice_fails),
 	};
 	char fabric[XRMA_NAME_MAX];
 	int rc;

@@ -382,6 +382,28 @@ static void test_win_remove_empty_range_returns_enxio(void **state)
 	space_close(&s);
 }
 
+/* can_remove answers what remove would, and removes nothing. */
+static void test_win_can_remove_answers_like_remove_changes_nothing(void **state)
+{
+	struct space s;
+
+	(void)state;
+	space_open(&s);
+	assert_rc(xrma_win_can_remove(s.win, 0x10000, P), XRMA_ENXIO);
+	add_fixed(&s, &s.a, 0, 2 * P, 0x10000, RDWR);
+	assert_rc(xrma_win_can_remove(s.win, 0x10000, P), XRMA_EINVAL);
+	assert_rc(xrma_win_can_remove(s.win, 0x20000, P), XRMA_ENXIO);
+	assert_rc(xrma_win_can_remove(s.win, 0x10000, 0), XRMA_EINVAL);
+	assert_rc(xrma_win_can_remove(s.win, UINT64_MAX - P + 1, 2 * P), XRMA_EINVAL);
+	assert_rc(xrma_win_can_remove(NULL, 0x10000, 2 * P), XRMA_EHANDLE);
+	assert_rc(xrma_win_can_remove(s.win, 0xf000, 4 * P), 0);
+	assert_counts(s.win, 1, 0);
+	assert_rc(xrma_win_remove(s.win, 0xf000, 4 * P), 0);
+	assert_counts(s.win, 0, 0);
+	assert_rc(xrma_win_can_remove(s.win, 0xf000, 4 * P), XRMA_ENXIO);
+	space_close(&s);
+}
+
 static void test_win_hold_single_window_describes_iov(void **state)
 {
 	struct space s;
@@ -708,6 +730,7 @@ int main(void)
 		T(test_win_remove_range_over_two_windows_removes_both),
 		T(test_win_remove_cutting_window_returns_einval),
 		T(test_win_remove_empty_range_returns_enxio),
+		T(test_win_can_remove_answers_like_remove_changes_nothing),
 		T(test_win_hold_single_window_describes_iov),
 		T(test_win_hold_spanning_adjacent_windows_two_entries),
 		T(test_win_hold_over_hole_returns_enxio),
