@@ -931,8 +931,9 @@ err:
  * progress thread pushes them out, and we wait (bounded) until they left.
  * Once is enough: a second call finds the endpoint closing and returns.
  */
-static void say_goodbye(struct ofi_ep *ep)
+void ofi_depart(void *state)
 {
+	struct ofi_ep *ep = state;
 	struct timespec deadline;
 
 	deadline_after(&deadline, BYE_DRAIN_MS);
@@ -950,14 +951,9 @@ static void say_goodbye(struct ofi_ep *ep)
 	pthread_mutex_unlock(&ep->lock);
 }
 
-void ofi_depart(void *state)
-{
-	say_goodbye(state);
-}
-
 void ofi_control_stop(struct ofi_ep *ep)
 {
-	say_goodbye(ep);
+	ofi_depart(ep);
 	atomic_store(&ep->stop, true);
 	wake_fd(ep->wake_fd);
 	pthread_join(ep->thread, NULL);
