@@ -144,6 +144,9 @@ struct ofi_peer {
 	uint64_t last_heard_ns;     /* under lock */
 	uint64_t last_beat_ns;      /* under lock: our last heartbeat to it */
 	uint64_t silent_ns;         /* under lock: when a listing's ping went unanswered (0: never) */
+	bool rma_reconnect;         /* under lock: an incarnation went since a transfer to the node
+				     * last completed, so the initiator endpoint may still hold its
+				     * connection (ofi_rma.c, rma_run) */
 	struct ofi_tx *q_head, *q_tail;   /* under lock: sends waiting for room */
 };
 

@@ -173,6 +173,7 @@ static void peer_down_locked(struct ofi_ep *ep, struct ofi_peer *peer, int statu
 		ofi_rma_owner_lost_locked(ep, &addr);
 		/* The initiator endpoint may hold a connection to it: have it noticed closed. */
 		atomic_store_explicit(&ep->rma_departed_ns, ofi_now_ns(), memory_order_relaxed);
+		peer->rma_reconnect = true;
 	}
 	peer->ep = 0;
 	peer->contact = false;

@@ -14,6 +14,7 @@
  * declared lost (then the last completion frees the wait record).
  */
 #include "providers/ofi/ofi.h"
+#include "core/killpoint.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -131,12 +132,19 @@ void ofi_rma_release(struct ofi_ep *ep)
 	}
 }
 
-/* Whether owner is still the live incarnation of its node; its loss status if not. */
-static int owner_status(struct ofi_ep *ep, const struct xrma_prov_addr *owner, fi_addr_t *addr)
+/*
+ * Whether owner is still the live incarnation of its node; its loss status if
+ * not. With addr, its address too; with reconnect, whether a gone incarnation
+ * of the node may have left its connection on the initiator endpoint (rma_run).
+ */
+static int owner_status(struct ofi_ep *ep, const struct xrma_prov_addr *owner, fi_addr_t *addr,
+			bool *reconnect)
 {
 	struct ofi_peer *peer;
 	int status = 0;
 
+	if (reconnect)
+		*reconnect = false;
 	pthread_mutex_lock(&ep->lock);
 	peer = ofi_peer_find(ep, owner->node);
 	if (!peer)
@@ -147,8 +155,22 @@ static int owner_status(struct ofi_ep *ep, const struct xrma_prov_addr *owner, f
 		status = -XRMA_ELOST;
 	else if (addr)
 		status = ofi_peer_addr_locked(ep, peer, addr);
+	if (!status && reconnect)
+		*reconnect = peer->rma_reconnect;
 	pthread_mutex_unlock(&ep->lock);
 	return status;
+}
+
+/* A transfer to owner completed: what the node's address leads to is owner's own connection. */
+static void owner_proven(struct ofi_ep *ep, const struct xrma_prov_addr *owner)
+{
+	struct ofi_peer *peer;
+
+	pthread_mutex_lock(&ep->lock);
+	peer = ofi_peer_find(ep, owner->node);
+	if (peer && peer->ep == owner->ep)
+		peer->rma_reconnect = false;
+	pthread_mutex_unlock(&ep->lock);
 }
 
 /* Wait for every posted chunk (an atomic's result into *result, if asked). Frees x
@@ -174,7 +196,7 @@ static int wait_all(struct ofi_ep *ep, struct rma_wait_ext *x, const struct xrma
 			ts.tv_nsec -= 1000000000L;
 		}
 		pthread_cond_timedwait(&w->cond, &w->lock, &ts);
-		if (atomic_load(&w->pending) && owner_status(ep, owner, NULL)) {
+		if (atomic_load(&w->pending) && owner_status(ep, owner, NULL, NULL)) {
 			/* The owner is gone for good; its completions may never come. */
 			w->abandoned = true;
 			pthread_mutex_unlock(&w->lock);
@@ -213,7 +235,7 @@ static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, boo
 		return 0;
 	if (!*since)
 		*since = ofi_now_ns();
-	if (owner_status(ep, owner, NULL))
+	if (owner_status(ep, owner, NULL, NULL))
 		return -XRMA_ELOST;
 	if (ofi_now_ns() - *since > (uint64_t)ep->liveness_ms * 1000000ull)
 		return -XRMA_ETRANSFER;
@@ -245,10 +267,12 @@ static void rma_inflight(struct ofi_ep *ep, bool on)
  * A peer that went away may have left the initiator endpoint a connection to
  * its address, which libfabric notices closed only while polling that
  * endpoint; a transfer to the node's next incarnation posted on it would be
- * cancelled. So for OFI_DEPARTED_POLL_NS after a departure the endpoint is
- * polled before each post and by the progress thread (progress_main),
- * asynchronous transfers run synchronously (ofi_rma_post), and a synchronous
- * transfer cancelled all the same is posted again (rma_run).
+ * cancelled, or find it not connected. So for OFI_DEPARTED_POLL_NS after a
+ * departure the progress thread polls the endpoint (progress_main), and until
+ * a transfer to the node has completed (ofi_peer.rma_reconnect) the endpoint
+ * is polled before each post to it, asynchronous transfers to it run
+ * synchronously (ofi_rma_post), and a synchronous one that fails all the same
+ * is posted again (rma_run).
  */
 static void poll_after_departure(struct ofi_ep *ep)
 {
@@ -292,8 +316,6 @@ static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
 	size_t piece = 0, piece_off = 0, done = 0;
 	int ret = 0;
 
-	if (ofi_departed_recently(ep))
-		poll_after_departure(ep);
 	while (done < total && !ret) {
 		struct iovec chunk[8];
 		void *desc[8] = { NULL };
@@ -344,9 +366,29 @@ static size_t tmp_max(const struct ofi_ep *ep, size_t count)
 	return (ep->mr_mode & FI_MR_LOCAL) ? count + 1 : 0;
 }
 
-/* The synchronous transfer: post, then wait for every chunk. */
+/*
+ * Whether a synchronous transfer that failed with ret is posted again: its
+ * owner lives, and the failure is what a connection closed under it gives
+ * (poll_after_departure). Cancelled, always; not connected (XRMA_ELOST from
+ * libfabric), only while a gone incarnation's connection may be the one met:
+ * once a transfer to the node has completed, that means the owner's own broke.
+ */
+static bool repost_wanted(struct ofi_ep *ep, const struct xrma_prov_addr *owner, int ret,
+			  bool reconnect)
+{
+	if (!ep->rma_separate || (ret != -XRMA_ECANCELED && !(ret == -XRMA_ELOST && reconnect)))
+		return false;
+	return owner_status(ep, owner, NULL, NULL) == 0;
+}
+
+/*
+ * The synchronous transfer: post, then wait for every chunk. One that met a
+ * closed connection goes again (repost_wanted): libfabric may take a while to
+ * notice the close (ofi_rxm handles connection events at intervals), for at
+ * most the liveness timeout. reconnect: ofi_peer.rma_reconnect at the start.
+ */
 static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, fi_addr_t addr,
-		   size_t offset, const struct iovec *iov, size_t count, size_t total)
+		   size_t offset, const struct iovec *iov, size_t count, size_t total, bool reconnect)
 {
 	uint64_t give_up = 0;
 
@@ -357,21 +399,24 @@ static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, f
 
 		if (!x)
 			return -XRMA_ENOMEM;
+		if (reconnect)
+			poll_after_departure(ep);
 		ret = rma_start(ep, op, r, addr, offset, iov, count, total, x);
 		if (ret) {
 			/* What was posted must still complete before the record can go. */
 			int waited = wait_all(ep, x, &r->owner, NULL);
 
-			return waited == -XRMA_ELOST ? waited : ret;
+			if (waited == -XRMA_ELOST)
+				ret = waited;
+		} else {
+			ret = wait_all(ep, x, &r->owner, NULL);
 		}
-		ret = wait_all(ep, x, &r->owner, NULL);
-		/*
-		 * Cancelled while its owner lives: a connection closed under it
-		 * (poll_after_departure). libfabric may take a while to notice (ofi_rxm
-		 * handles connection events at intervals), so again until it does,
-		 * for at most the liveness timeout.
-		 */
-		if (ret != -XRMA_ECANCELED || !ep->rma_separate || owner_status(ep, &r->owner, NULL))
+		/* The test-only libraries' stand-in for meeting the old connection (test_faults_ofi). */
+		if (!ret && reconnect && !give_up && XRMA_FAIL_POINT("ofi.rma.old_connection"))
+			ret = -XRMA_ELOST;
+		if (!ret && reconnect)
+			owner_proven(ep, &r->owner);
+		if (!ret || !repost_wanted(ep, &r->owner, ret, reconnect))
 			return ret;
 		now = ofi_now_ns();
 		if (!give_up)
@@ -405,6 +450,7 @@ int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_
 	struct ofi_rmem *r = (struct ofi_rmem *)rmem;
 	size_t total = 0;
 	fi_addr_t addr;
+	bool reconnect;
 	int ret;
 
 	if (!r || (!iov && count) || (op != XRMA_RMA_WRITE && op != XRMA_RMA_READ))
@@ -415,7 +461,7 @@ int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_
 		return 0;
 	if (offset > r->len || total > r->len - offset)
 		return -XRMA_ERANGE;
-	ret = owner_status(ep, &r->owner, &addr);
+	ret = owner_status(ep, &r->owner, &addr, &reconnect);
 	if (ret)
 		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
 	if (op == XRMA_RMA_WRITE && (flags & XRMA_RMA_ORDERED) && !ep->waw_ordered &&
@@ -427,13 +473,14 @@ int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_
 		if (!head)
 			return -XRMA_ENOMEM;
 		split_iov(iov, count, total - ORDERED_TAIL, head, &n, tail, &t);
-		ret = rma_run(ep, op, r, addr, offset, head, n, total - ORDERED_TAIL);
+		ret = rma_run(ep, op, r, addr, offset, head, n, total - ORDERED_TAIL, reconnect);
 		if (!ret)
-			ret = rma_run(ep, op, r, addr, offset + total - ORDERED_TAIL, tail, t, ORDERED_TAIL);
+			ret = rma_run(ep, op, r, addr, offset + total - ORDERED_TAIL, tail, t, ORDERED_TAIL,
+				      false);
 		free(head);
 		return transfer_status(ret);
 	}
-	return transfer_status(rma_run(ep, op, r, addr, offset, iov, count, total));
+	return transfer_status(rma_run(ep, op, r, addr, offset, iov, count, total, reconnect));
 }
 
 int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
@@ -445,6 +492,7 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 	struct rma_wait_ext *x;
 	size_t total = 0;
 	fi_addr_t addr;
+	bool reconnect;
 	int ret;
 
 	if (!r || !done || (!iov && count) || (op != XRMA_RMA_WRITE && op != XRMA_RMA_READ))
@@ -453,19 +501,20 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		total += iov[i].iov_len;
 	if (offset > r->len || total > r->len - offset)
 		return -XRMA_ERANGE;
-	/*
-	 * Run here, to its end: an ordered write's tail must wait for its body's
-	 * delivery, and just after a peer left a transfer may meet that peer's
-	 * closing connection, which only the synchronous path posts past.
-	 */
+	/* Run here, to its end: an ordered write's tail must wait for its body's delivery. */
 	if (!total || (op == XRMA_RMA_WRITE && (flags & XRMA_RMA_ORDERED) && !ep->waw_ordered &&
-		       total > ORDERED_TAIL) || ofi_departed_recently(ep)) {
+		       total > ORDERED_TAIL)) {
 		done(arg, ofi_rma(state, op, rmem, offset, iov, count, flags));
 		return 0;
 	}
-	ret = owner_status(ep, &r->owner, &addr);
+	ret = owner_status(ep, &r->owner, &addr, &reconnect);
 	if (ret)
 		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
+	/* So too when it may meet a gone incarnation's connection: only rma_run posts past that. */
+	if (reconnect) {
+		done(arg, ofi_rma(state, op, rmem, offset, iov, count, flags));
+		return 0;
+	}
 	x = wait_new(tmp_max(ep, count));
 	if (!x)
 		return -XRMA_ENOMEM;
@@ -503,6 +552,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	fi_addr_t addr;
 	enum fi_op fop;
 	ssize_t sret;
+	bool reconnect;
 	int ret, gave_up = 0;
 
 	if (!ep->atomics)
@@ -516,7 +566,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	case XRMA_ATOMIC_CSWAP: fop = FI_CSWAP; break;
 	default: return -XRMA_EINVAL;
 	}
-	ret = owner_status(ep, &r->owner, &addr);
+	ret = owner_status(ep, &r->owner, &addr, &reconnect);
 	if (ret)
 		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
 	x = wait_new(3);
@@ -534,7 +584,8 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	x->w.on_control = ep->atomics_on_control;
 	aep = x->w.on_control ? ep->ep : ep->rma_ep;
 	if (!x->w.on_control) {
-		if (ofi_departed_recently(ep))
+		/* Never posted again (it may have taken effect): give libfabric its chance first. */
+		if (reconnect)
 			poll_after_departure(ep);
 		rma_inflight(ep, true);
 	}
@@ -560,5 +611,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 		return gave_up ? gave_up : transfer_status(ofi_error((int)sret));
 	}
 	ret = wait_all(ep, x, &r->owner, old);
+	if (!ret && reconnect && aep == ep->rma_ep)
+		owner_proven(ep, &r->owner);
 	return transfer_status(ret);
 }

@@ -9,7 +9,8 @@
  * connection's byte stream, interrupts, name look-ups, unknown and silent
  * nodes answered within a bound, a second context on a node refused, the
  * exchange again with transfers on the control endpoint (rma_endpoint = shared), a peer
- * SIGKILLed and one closing in order, and two hosts made of two network
+ * SIGKILLed and one closing in order, one leaving with its context open, a node
+ * restarted at the same address and reached at once, and two hosts made of two network
  * namespaces joined by a veth pair (root only; skipped with a message), with a
  * DMA exchange through the core API, one through SISCI (SCIStartDmaTransfer;
  * SCIMapRemoteSegment refused) and an RMA exchange through SCIF (scif_readfrom
@@ -343,7 +344,10 @@ static int child_leaver(int sock, const char *arg)
 	return 0;
 }
 
-/* Export segment arg and wait to be told to go; with a name space given, join it first. */
+/*
+ * Export segment arg ("id", or "id,open") and wait to be told to go; then close
+ * in order, or with ",open" leave the process with the context still open.
+ */
 static int child_exporter(int sock, const char *arg)
 {
 	struct xrma_ctx *ctx;
@@ -353,6 +357,8 @@ static int child_exporter(int sock, const char *arg)
 	PROC_CHECK_RC(seg_make(ctx, (uint64_t)atoi(arg), 4096, 1, &seg), 0);
 	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
 	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	if (strstr(arg, ",open"))
+		return 0;
 	PROC_CHECK_RC(xrma_seg_unexport(seg, XRMA_UNEXPORT_FORCE), 0);
 	PROC_CHECK_RC(xrma_seg_close(seg), 0);
 	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
@@ -963,6 +969,58 @@ static void test_peer_exits_with_context_open(void **state)
 	assert_rc(xrma_ctx_close(ctx), 0);
 }
 
+/*
+ * Node 2 restarts, round after round, each time exporting the same segment and
+ * leaving with its context open (it says goodbye, then its sockets close). Our
+ * transfers' endpoint last had a connection to the same address, which may still
+ * look open when we next post there (docs/providers-ofi.md, "Progress"): a
+ * transfer to the new process, asynchronous or synchronous, must reach it all
+ * the same, never fail for the old one's sake.
+ */
+static void test_transfers_reach_a_restarted_node(void **state)
+{
+	enum { ROUNDS = 3, LEN = 4096 };
+	struct xrma_ctx *ctx;
+	struct xrma_seg *local;
+	unsigned char *lp;
+
+	(void)state;
+	assert_rc(ctx_open_node(1, &ctx), 0);
+	assert_rc(private_seg(ctx, LEN, &local, &lp), 0);
+	for (int round = 0; round < ROUNDS; round++) {
+		struct xrma_iov iov = { .seg = local, .offset = 0, .len = LEN };
+		struct xrma_completion done = { .status = -1 };
+		struct xrma_dmaq *q;
+		struct xrma_rseg *r;
+		struct proc *child;
+
+		child = kid_start(2, "exporter", "45,open");
+		assert_int_equal(proc_expect(child->sock, MSG_READY, MP_TIMEOUT_MS), 0);
+		assert_rc(xrma_rseg_open(ctx, 2, 45, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0,
+					 MP_TIMEOUT_MS, &r), 0);
+		hold(HELD_RSEG, r);
+		/* First an asynchronous read: the queue reports the transfer's own result. */
+		memset(lp, 0, LEN);
+		assert_rc(xrma_dmaq_open(ctx, 4, 0, &q), 0);
+		assert_rc(xrma_dmaq_post(q, XRMA_RMA_READ, &iov, 1, r, 0, LEN, 7, 0), 0);
+		assert_rc(xrma_dmaq_wait(q, &done, MP_TIMEOUT_MS), 0);
+		assert_int_equal(done.cookie, 7);
+		assert_rc(done.status, 0);
+		assert_rc(xrma_dmaq_close(q), 0);
+		assert_true(fixture_pattern_check(lp, LEN, 1, 0) == FIXTURE_MATCH);
+		/* Then synchronous ones, both ways. */
+		assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, LEN), 0);
+		assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, LEN), 0);
+		assert_true(fixture_pattern_check(lp, LEN, 1, 0) == FIXTURE_MATCH);
+		assert_int_equal(proc_send(child->sock, MSG_GO), 0);
+		assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
+		assert_int_equal(rseg_wait_state(r, XRMA_RSEG_LOST, MP_TIMEOUT_MS), 0);
+		assert_rc(xrma_rseg_close(r), 0);
+	}
+	assert_rc(xrma_seg_close(local), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
 /* ---- two hosts ---- */
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -1068,6 +1126,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_peer_killed_survivor_sees_lost, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_owner_withdraws_and_closes, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_peer_exits_with_context_open, test_up, test_down),
+		cmocka_unit_test_setup_teardown(test_transfers_reach_a_restarted_node, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_two_hosts_in_network_namespaces, test_up, test_down),
 	};
 	int rc;
