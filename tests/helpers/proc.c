@@ -90,6 +90,15 @@ int proc_spawn(struct proc *p, const char *fabric, uint32_t node, const char *ro
 			args[i++] = (char *)arg;
 		args[i] = NULL;
 		execv(exe, args);
+		{
+			/* Say why (write is async-signal-safe): a program relinked under a running test
+			 * cannot be re-executed, and the parent would otherwise see a silent exit. */
+			static const char msg[] = "proc: cannot re-execute the test program (relinked or removed?)\n";
+
+			if (write(2, msg, sizeof(msg) - 1) < 0) {
+				/* Nothing more to say. */
+			}
+		}
 		_exit(127);
 	}
 	close(sv[1]);
