@@ -163,8 +163,12 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 	}
 	if (result == XRMA_PXIMC_PAIR_OK)
 		XRMA_KILL_POINT("pximc.pairing.before_reply");
-	/* The reply goes out under the lock so that no link input can precede it. */
-	if (xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_PAIR, result, true, &reply, sizeof(reply),
+	/*
+	 * The reply goes out under the lock so that no link input can precede it. The
+	 * test-only libraries can have it lost, as to a requester gone meanwhile.
+	 */
+	if ((result == XRMA_PXIMC_PAIR_OK && XRMA_FAIL_POINT("pximc.pairing.reply_lost")) ||
+	    xrma_pximc_send_msg(conn, XRMA_PXIMC_MSG_PAIR, result, true, &reply, sizeof(reply),
 				XRMA_PXIMC_CALL_MS) ||
 	    result != XRMA_PXIMC_PAIR_OK) {
 		if (result == XRMA_PXIMC_PAIR_OK) {

@@ -6,7 +6,10 @@
  * and a server killed while answering our pairing request. The survivor's session ends
  * with CONNECTION_CLOSED (sticky; assertEvent says SESSION_CLOSED), a request never
  * hangs, and once the interface to the dead node is back, a fresh partner on the same
- * node pairs and exchanges data (docs/pximc.md "Events", docs/reliability.md).
+ * node pairs and exchanges data (docs/pximc.md "Events", docs/reliability.md). One
+ * row kills nobody: the fail point pximc.pairing.reply_lost has our answer to a
+ * client's pairing request lost, as to a requester gone meanwhile; our window must be
+ * posted and listed again, so the client's second request pairs with it.
  */
 #include <setjmp.h>
 #include <stdio.h>
@@ -28,10 +31,12 @@
 #define CLIENT_BYTE 0xc1
 #define SERVER_BYTE 0x5e
 #define CLIENT_STEPS 6
+#define GO 101
 
 enum scenario {
 	SC_CLIENT,  /* the victim is a client of our server window */
 	SC_SERVER,  /* the victim posts a server window; we are its client */
+	SC_REPLY_LOST,   /* a fail point of ours: our pairing answer is lost, the client asks again */
 };
 
 static const struct faults_case cases[] = {
@@ -40,6 +45,7 @@ static const struct faults_case cases[] = {
 	{ "pximc.assert_event.before_trigger", SC_CLIENT, 4 },
 	{ "pximc.close_session.mid", SC_CLIENT, 6 },
 	{ "pximc.pairing.before_reply", SC_SERVER, 2 },
+	{ "pximc.pairing.reply_lost", SC_REPLY_LOST, 0 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -78,6 +84,37 @@ static int client_main(int sock, const char *arg)
 	PROC_CHECK(faults_step_done(sock, 5) == 0);
 	CHECK_PX(PXIMC_closeWindow(session));
 	PROC_CHECK(faults_step_done(sock, 6) == 0);
+	CHECK_PX(PXIMC_cleanup());
+	return 0;
+}
+
+/*
+ * A client whose first pairing answer node 1 loses (SC_REPLY_LOST): step 1 once its
+ * interface is up, then the first request's status to node 1, then on GO a second
+ * request, which must pair; step 2 once its event is raised; closes on a second GO.
+ */
+static int asks_twice_main(int sock, const char *arg)
+{
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+	uint32_t iface, session = 0;
+
+	(void)arg;
+	iface = pxt_interface_wait(SURVIVOR_NODE, FAULTS_WAIT_MS);
+	PROC_CHECK(iface != 0);
+	PROC_CHECK(faults_step_done(sock, 1) == 0);
+	PROC_CHECK(proc_expect(sock, POSTED, FAULTS_WAIT_MS) == 0);
+	PROC_CHECK(proc_send(sock, (uint64_t)PXIMC_requestWindowLogicalAsClient(
+					   iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, &session)) == 0);
+	PROC_CHECK(proc_expect(sock, GO, FAULTS_WAIT_MS) == 0);
+	CHECK_PX(PXIMC_requestWindowLogicalAsClient(iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, &session));
+	CHECK_PX(PXIMC_waitForConnection(session, WAIT_MS, &remote, &remote_size, &local, &local_size));
+	memset(remote, CLIENT_BYTE, SIZE);
+	CHECK_PX(PXIMC_assertEvent(session));
+	PROC_CHECK(faults_step_done(sock, 2) == 0);
+	/* Closed only once node 1 has seen the pairing and the event. */
+	PROC_CHECK(proc_expect(sock, GO, FAULTS_WAIT_MS) == 0);
+	CHECK_PX(PXIMC_closeWindow(session));
 	CHECK_PX(PXIMC_cleanup());
 	return 0;
 }
@@ -248,6 +285,44 @@ static int survivor_client(const struct faults_case *c, const char *fabric)
 	return 0;
 }
 
+/*
+ * Our answer to the first pairing request is lost (the fail point, on in this process
+ * only while that request runs): the client hears the session closed, and our window,
+ * still unpaired, takes its second request.
+ */
+static int survivor_reply_lost(const struct faults_case *c, const char *fabric)
+{
+	void *remote = NULL, *local = NULL;
+	uint64_t remote_size = 0, local_size = 0, first = 0;
+	uint32_t iface, session = 0, reason = 0;
+	struct proc client;
+
+	PROC_CHECK(faults_spawn(&client, fabric, VICTIM_NODE, "asks_twice", NULL, NULL) == 0);
+	PROC_CHECK(faults_step_wait(client.sock, 1) == 0);
+	iface = pxt_interface_wait(VICTIM_NODE, FAULTS_WAIT_MS);
+	PROC_CHECK(iface != 0);
+	CHECK_PX(PXIMC_requestWindowLogicalAsServer(iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, NULL, 0,
+						    &session));
+	PROC_CHECK(setenv("XRMA_TEST_FAIL_POINT", c->point, 1) == 0);
+	PROC_CHECK(proc_send(client.sock, POSTED) == 0);
+	PROC_CHECK(proc_recv(client.sock, &first, FAULTS_WAIT_MS) == 0);
+	PROC_CHECK(unsetenv("XRMA_TEST_FAIL_POINT") == 0);
+	PROC_CHECK(first == (uint64_t)PXIMC_SESSION_CLOSED);
+	/* Unpaired still: nothing to wait for yet. */
+	PROC_CHECK(PXIMC_waitForConnection(session, 0, &remote, &remote_size, &local, &local_size) ==
+		   PXIMC_TIMEOUT);
+	PROC_CHECK(proc_send(client.sock, GO) == 0);
+	CHECK_PX(PXIMC_waitForConnection(session, WAIT_MS, &remote, &remote_size, &local, &local_size));
+	CHECK_PX(PXIMC_waitForSessionEvent(session, WAIT_MS, &reason));
+	PROC_CHECK(reason == PXIMC_EVENT_ASSERTED && all_bytes(local, SIZE, CLIENT_BYTE));
+	PROC_CHECK(faults_step_wait(client.sock, 2) == 0);
+	PROC_CHECK(proc_send(client.sock, GO) == 0);
+	PROC_CHECK(proc_join(&client, FAULTS_WAIT_MS) == 0);
+	PROC_CHECK(check_closed(session) == 0);
+	CHECK_PX(PXIMC_cleanup());
+	return 0;
+}
+
 static int survivor_main(int sock, const char *arg)
 {
 	const struct faults_case *c = faults_case_of(arg, cases, NCASES);
@@ -260,6 +335,8 @@ static int survivor_main(int sock, const char *arg)
 	CHECK_PX(PXIMC_findInterfaces(4, ids, &n));
 	if (c->scenario == SC_CLIENT)
 		return survivor_server(c, fabric);
+	if (c->scenario == SC_REPLY_LOST)
+		return survivor_reply_lost(c, fabric);
 	return survivor_client(c, fabric);
 }
 
@@ -267,6 +344,7 @@ static const struct proc_role roles[] = {
 	{ "survivor", survivor_main },
 	{ "client", client_main },
 	{ "server", server_main },
+	{ "asks_twice", asks_twice_main },
 	{ NULL, NULL },
 };
 
