@@ -9,6 +9,7 @@
  */
 #include "core/killpoint.h"
 
+#include <stdatomic.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -60,9 +61,17 @@ void xrma_killpoint_pass(const char *name)
 	}
 }
 
+/* The armed fail point's name, the caller's string; atomic, as library threads read it. */
+static const char *_Atomic failpoint_armed;
+
+void xrma_failpoint_arm(const char *name)
+{
+	atomic_store(&failpoint_armed, name);
+}
+
 bool xrma_failpoint_hit(const char *name)
 {
-	const char *v = getenv("XRMA_TEST_FAIL_POINT");
+	const char *armed = atomic_load(&failpoint_armed);
 
-	return v && !strcmp(v, name);
+	return armed && !strcmp(armed, name);
 }

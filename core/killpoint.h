@@ -22,9 +22,9 @@ void xrma_killpoint_pass(const char *name);
 /*
  * A fail point: a place where a test may have a step fail as if the hardware or
  * the network had refused it. XRMA_FAIL_POINT("scif.unregister.notice") is true
- * on every pass while the environment names that point in XRMA_TEST_FAIL_POINT
- * (read at each pass, so a test turns it on and off around one call); always
- * false outside the test-only libraries.
+ * on every pass while the test has armed that point with xrma_failpoint_arm
+ * (so a test arms and disarms it around one call, whichever library thread
+ * passes it); always false outside the test-only libraries.
  */
 #ifdef XRMA_KILLPOINTS
 bool xrma_failpoint_hit(const char *name);
@@ -32,5 +32,11 @@ bool xrma_failpoint_hit(const char *name);
 #else
 #define XRMA_FAIL_POINT(name) false
 #endif
+
+/*
+ * Arm the fail point name (NULL: none) in this process. name must stay valid while
+ * armed. Defined only in the test-only libraries, for the programs that link them.
+ */
+void xrma_failpoint_arm(const char *name);
 
 #endif

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <xrma/xrma.h>
+#include "core/killpoint.h"
 #include "tests/helpers/fixture.h"
 #include "tests/helpers/proc.h"
 
@@ -127,22 +128,22 @@ static void test_transfer_meeting_old_connection_reaches_new_process(void **stat
 	/* The second: its first transfer fails once as not connected, and goes again. */
 	r = exporter_start(ctx, &child);
 	memset(lp, 0, LEN);
-	setenv("XRMA_TEST_FAIL_POINT", "ofi.rma.old_connection", 1);
+	xrma_failpoint_arm("ofi.rma.old_connection");
 	assert_rc(xrma_dmaq_post(q, XRMA_RMA_READ, &iov, 1, r, 0, LEN, 9, 0), 0);
 	assert_rc(xrma_dmaq_wait(q, &done, TIMEOUT_MS), 0);
 	assert_int_equal(done.cookie, 9);
 	assert_rc(done.status, 0);
 	assert_true(fixture_pattern_check(lp, LEN, SEED, 0) == FIXTURE_MATCH);
-	unsetenv("XRMA_TEST_FAIL_POINT");
+	xrma_failpoint_arm(NULL);
 	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, LEN), 0);
 	exporter_leave(&child, r);
 
 	/* The third, synchronously. */
 	r = exporter_start(ctx, &child);
 	memset(lp, 0, LEN);
-	setenv("XRMA_TEST_FAIL_POINT", "ofi.rma.old_connection", 1);
+	xrma_failpoint_arm("ofi.rma.old_connection");
 	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, LEN), 0);
-	unsetenv("XRMA_TEST_FAIL_POINT");
+	xrma_failpoint_arm(NULL);
 	assert_true(fixture_pattern_check(lp, LEN, SEED, 0) == FIXTURE_MATCH);
 	exporter_leave(&child, r);
 

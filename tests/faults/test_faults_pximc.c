@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <pximc.h>
+#include "core/killpoint.h"
 #include "tests/conformance/pximc/pximc_test.h"
 #include "tests/faults/faults.h"
 #include "tests/helpers/fixture.h"
@@ -303,10 +304,10 @@ static int survivor_reply_lost(const struct faults_case *c, const char *fabric)
 	PROC_CHECK(iface != 0);
 	CHECK_PX(PXIMC_requestWindowLogicalAsServer(iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, NULL, 0,
 						    &session));
-	PROC_CHECK(setenv("XRMA_TEST_FAIL_POINT", c->point, 1) == 0);
+	xrma_failpoint_arm(c->point);
 	PROC_CHECK(proc_send(client.sock, POSTED) == 0);
 	PROC_CHECK(proc_recv(client.sock, &first, FAULTS_WAIT_MS) == 0);
-	PROC_CHECK(unsetenv("XRMA_TEST_FAIL_POINT") == 0);
+	xrma_failpoint_arm(NULL);
 	PROC_CHECK(first == (uint64_t)PXIMC_SESSION_CLOSED);
 	/* Unpaired still: nothing to wait for yet. */
 	PROC_CHECK(PXIMC_waitForConnection(session, 0, &remote, &remote_size, &local, &local_size) ==

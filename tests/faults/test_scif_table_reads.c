@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 #include <scif.h>
+#include "core/killpoint.h"
 #include "tests/faults/faults.h"
 #include "tests/helpers/fixture.h"
 
@@ -219,11 +220,11 @@ static void test_scif_unregister_undone_when_notice_fails(void **state)
 	epd = card_start(&card, mem);
 	/* The card reads our table by copy and announces its box. */
 	assert_int_equal(card_do(epd, CMD_WRITE, HOST_WIN), 0);
-	setenv("XRMA_TEST_FAIL_POINT", "scif.unregister.notice", 1);
+	xrma_failpoint_arm("scif.unregister.notice");
 	errno = 0;
 	assert_int_equal(scif_unregister(epd, HOST_WIN, 2 * PAGE), -1);
 	assert_int_equal(errno, EIO);
-	unsetenv("XRMA_TEST_FAIL_POINT");
+	xrma_failpoint_arm(NULL);
 	/* Still ours: its range is taken, our RMAs use it, the card's reach it. */
 	errno = 0;
 	assert_int_equal(scif_register(epd, mem, 2 * PAGE, HOST_WIN, RW, SCIF_MAP_FIXED), -1);
