@@ -9,8 +9,14 @@
 #include <string.h>
 #include "personalities/pximc/pximc_vendor.h"
 
-/* Bounds the lower node's retries while its partner's peer is itself claiming. */
-#define XRMA_PXIMC_CLAIM_MS 2000u
+/*
+ * Bounds the lower node's retries while its partner's peer is itself claiming: longer
+ * than that single claim can last (its connect, request and answer, each up to
+ * XRMA_PXIMC_CALL_MS), so a slow partner still ends up pairing with us.
+ */
+#define XRMA_PXIMC_CLAIM_MS (5u * XRMA_PXIMC_CALL_MS)
+/* The longest pause between two of those retries (the pause doubles from 1 ms). */
+#define XRMA_PXIMC_BUSY_PAUSE_MAX_MS 64u
 
 struct xrma_pximc_claim {
 	struct xrma_conn *link;
@@ -118,9 +124,9 @@ static int xrma_pximc_claim(struct xrma_pximc *px, struct xrma_pximc_session *s,
 		.target_uid = target, .min_local = s->min_local, .max_local = s->max_local,
 		.min_remote = s->min_remote, .max_remote = s->max_remote,
 	};
-	uint64_t deadline = xrma_pximc_now_ms() + XRMA_PXIMC_CLAIM_MS;
+	uint64_t deadline = xrma_pximc_now_ms() + XRMA_PXIMC_CLAIM_MS, now;
 	struct xrma_pximc_claim claim;
-	uint32_t result;
+	uint32_t result, pause_ms = 1;
 	int ret;
 
 	for (;;) {
@@ -129,9 +135,19 @@ static int xrma_pximc_claim(struct xrma_pximc *px, struct xrma_pximc_session *s,
 		if (ret)
 			return ret;
 		/* Crossing peers: only the lower node id insists (docs/pximc.md). */
-		if (result != XRMA_PXIMC_PAIR_BUSY || px->self > s->node ||
-		    xrma_pximc_now_ms() >= deadline)
+		now = xrma_pximc_now_ms();
+		if (result != XRMA_PXIMC_PAIR_BUSY || px->self > s->node || now >= deadline)
 			break;
+		/*
+		 * The partner's window turns POSTED when its own ask ends, and the notice it
+		 * sends then wakes us; until then, pause rather than ask in a tight loop, which
+		 * on a busy host would take the CPU that ask needs.
+		 */
+		pthread_mutex_lock(&px->lock);
+		xrma_pximc_cond_wait(px, now + pause_ms < deadline ? now + pause_ms : deadline);
+		pthread_mutex_unlock(&px->lock);
+		if (pause_ms < XRMA_PXIMC_BUSY_PAUSE_MAX_MS)
+			pause_ms *= 2;
 	}
 	if (result != XRMA_PXIMC_PAIR_OK)
 		return (int)result;
