@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <xrma/xrma.h>
@@ -69,16 +68,6 @@ static const struct proc_role roles[] = {
 	{ NULL, NULL },
 };
 
-static int rseg_wait_lost(struct xrma_rseg *r)
-{
-	enum xrma_rseg_state st = 0;
-	uint64_t end = fixture_now_ms() + TIMEOUT_MS;
-
-	while (fixture_now_ms() < end && (xrma_rseg_state(r, &st) || st != XRMA_RSEG_LOST))
-		sched_yield();
-	return st == XRMA_RSEG_LOST ? 0 : -1;
-}
-
 /* Start node 2 and import its segment. */
 static struct xrma_rseg *exporter_start(struct xrma_ctx *ctx, struct proc *child)
 {
@@ -96,7 +85,7 @@ static void exporter_leave(struct proc *child, struct xrma_rseg *r)
 {
 	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
 	assert_int_equal(proc_join(child, TIMEOUT_MS), 0);
-	assert_int_equal(rseg_wait_lost(r), 0);
+	assert_int_equal(fixture_wait_rseg_state(r, XRMA_RSEG_LOST, TIMEOUT_MS), 0);
 	assert_rc(xrma_rseg_close(r), 0);
 }
 

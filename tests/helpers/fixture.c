@@ -451,6 +451,19 @@ int fixture_wait_importers(struct xrma_seg *seg, size_t want, int timeout_ms)
 	return ETIMEDOUT;
 }
 
+int fixture_wait_rseg_state(struct xrma_rseg *rseg, enum xrma_rseg_state want, int timeout_ms)
+{
+	uint64_t end = fixture_now_ms() + (uint64_t)timeout_ms;
+	enum xrma_rseg_state state;
+
+	do {
+		if (xrma_rseg_state(rseg, &state) == 0 && state == want)
+			return 0;
+		sched_yield();
+	} while (fixture_now_ms() < end);
+	return ETIMEDOUT;
+}
+
 int fixture_wait_u64(const volatile void *word, uint64_t want, int timeout_ms)
 {
 	uint64_t end = fixture_now_ms() + (uint64_t)timeout_ms;

@@ -155,6 +155,9 @@ int fixture_open_fds(void);
 /* Spin (yielding) until the segment has want importers; 0 or ETIMEDOUT. */
 int fixture_wait_importers(struct xrma_seg *seg, size_t want, int timeout_ms);
 
+/* Spin (yielding) until the remote segment is in state want; 0 or ETIMEDOUT. */
+int fixture_wait_rseg_state(struct xrma_rseg *rseg, enum xrma_rseg_state want, int timeout_ms);
+
 /* Spin (yielding) until *word == want; 0 or ETIMEDOUT. */
 int fixture_wait_u64(const volatile void *word, uint64_t want, int timeout_ms);
 

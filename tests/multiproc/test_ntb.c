@@ -535,14 +535,7 @@ static void test_peer_killed_mid_transfer(void **state)
 	/* The owner hears of the importer's death, and of the segment it imported. */
 	assert_rc(events_lost_seen(seg, MP_TIMEOUT_MS), 0);
 	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
-	{
-		enum xrma_rseg_state st = 0;
-		uint64_t end = fixture_now_ms() + MP_TIMEOUT_MS;
-
-		while (fixture_now_ms() < end && (xrma_rseg_state(r, &st) || st != XRMA_RSEG_LOST))
-			sched_yield();
-		assert_int_equal(st, XRMA_RSEG_LOST);
-	}
+	assert_int_equal(fixture_wait_rseg_state(r, XRMA_RSEG_LOST, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_rseg_close(r), 0);
 	/* The directory no longer lists node 2 or its segment. */
 	assert_rc(xrma_node_list(ctx, nodes, 8, &n), 0);

@@ -848,16 +848,6 @@ static void test_lookups_and_unknown_or_silent_nodes(void **state)
 	assert_rc(xrma_ctx_close(ctx), 0);
 }
 
-static int rseg_wait_state(struct xrma_rseg *r, enum xrma_rseg_state want, int timeout_ms)
-{
-	enum xrma_rseg_state st = 0;
-	uint64_t end = fixture_now_ms() + (uint64_t)timeout_ms;
-
-	while (fixture_now_ms() < end && (xrma_rseg_state(r, &st) || st != want))
-		sched_yield();
-	return st == want ? 0 : -1;
-}
-
 static void test_peer_killed_survivor_sees_lost(void **state)
 {
 	struct xrma_ctx *ctx;
@@ -886,7 +876,7 @@ static void test_peer_killed_survivor_sees_lost(void **state)
 		assert_rc(xrma_seg_wait_event(seg, 2 * LIVENESS_MS + 1000, &ev), 0);
 	while (ev.type == XRMA_EVENT_CONNECT);
 	assert_int_equal(ev.type, XRMA_EVENT_LOST);
-	assert_int_equal(rseg_wait_state(r, XRMA_RSEG_LOST, 2 * LIVENESS_MS + 1000), 0);
+	assert_int_equal(fixture_wait_rseg_state(r, XRMA_RSEG_LOST, 2 * LIVENESS_MS + 1000), 0);
 	assert_true(fixture_now_ms() - t0 < 2 * LIVENESS_MS + 1000);
 	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
 	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), XRMA_ELOST);
@@ -930,7 +920,7 @@ static void test_owner_withdraws_and_closes(void **state)
 	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
 	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
 	/* The owner cut us off, closed its segment and then its context, in order. */
-	assert_int_equal(rseg_wait_state(r, XRMA_RSEG_LOST, MP_TIMEOUT_MS), 0);
+	assert_int_equal(fixture_wait_rseg_state(r, XRMA_RSEG_LOST, MP_TIMEOUT_MS), 0);
 	assert_rc(xrma_node_probe(ctx, 2, 200), XRMA_EHOSTUNREACH);
 	assert_rc(xrma_rseg_close(r), 0);
 	assert_rc(xrma_seg_close(seg), 0);
@@ -1014,7 +1004,7 @@ static void test_transfers_reach_a_restarted_node(void **state)
 		assert_true(fixture_pattern_check(lp, LEN, 1, 0) == FIXTURE_MATCH);
 		assert_int_equal(proc_send(child->sock, MSG_GO), 0);
 		assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
-		assert_int_equal(rseg_wait_state(r, XRMA_RSEG_LOST, MP_TIMEOUT_MS), 0);
+		assert_int_equal(fixture_wait_rseg_state(r, XRMA_RSEG_LOST, MP_TIMEOUT_MS), 0);
 		assert_rc(xrma_rseg_close(r), 0);
 	}
 	assert_rc(xrma_seg_close(local), 0);
