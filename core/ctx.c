@@ -21,6 +21,12 @@
 #include "core/seg.h"
 #include "core/wait.h"
 
+/*
+ * How long an open waits for a close of the same node that finishes on its own
+ * thread: that close waits for the callback that asked for it to return.
+ */
+#define CLOSE_PENDING_WAIT_MS 10000
+
 static void on_ctrl_recv(void *core, const struct xrma_prov_addr *src, const void *buf, size_t len)
 {
 	struct xrma_core_ctx *ctx = core;
@@ -120,6 +126,8 @@ static void ctx_destroy(struct xrma_obj *obj)
 	xrma_idmap_destroy(&ctx->rintrs);
 	xrma_cond_destroy(&ctx->children_cond);
 	xrma_lock_destroy(&ctx->lock);
+	/* The provider has let go of the node: an open waiting for it may go on. */
+	xrma_close_pending_remove(ctx);
 	free(ctx);
 }
 
@@ -185,6 +193,8 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 		free(cfg);
 		return -XRMA_ENOMEM;
 	}
+	/* A close of this node finishing on its own thread lets go of the node first. */
+	xrma_close_pending_wait(prov, fabric, node_id, CLOSE_PENDING_WAIT_MS);
 	ctx->prov = prov;
 	ctx->caps = *prov->caps;
 	ctx->placement = placement;
@@ -268,6 +278,7 @@ static int ctx_close_deferred(struct xrma_core_ctx *ctx)
 	pthread_t closer;
 	int ret;
 
+	xrma_close_pending_add(ctx);
 	ret = pthread_attr_init(&attr);
 	if (!ret) {
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -275,6 +286,7 @@ static int ctx_close_deferred(struct xrma_core_ctx *ctx)
 		pthread_attr_destroy(&attr);
 	}
 	if (ret) {
+		xrma_close_pending_remove(ctx);
 		xrma_lock(&ctx->lock);
 		ctx->closing = false;
 		xrma_unlock(&ctx->lock);

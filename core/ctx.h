@@ -8,6 +8,7 @@
 
 #include <stdatomic.h>
 #include <xrma/ctx.h>
+#include "core/close_pending.h"
 #include "core/control.h"
 #include "core/engine.h"
 #include "core/exit_notice.h"
@@ -45,6 +46,7 @@ struct xrma_core_ctx {
 	struct xrma_control control;
 	struct xrma_engine engine;
 	struct xrma_exit_notice exit_notice;   /* core/exit_notice.c's list */
+	struct xrma_close_pending close_pending;   /* core/close_pending.c's list */
 };
 
 /* The op tested is the op called: a NULL optional op is XRMA_ENOTSUP. */

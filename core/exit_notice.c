@@ -41,9 +41,12 @@ void xrma_exit_notice_remove(struct xrma_core_ctx *ctx)
 {
 	struct xrma_exit_notice *n = &ctx->exit_notice;
 
-	if (!n->pprev)
-		return;
+	/* Under the lock: a neighbour's removal rewrites our pprev. */
 	pthread_mutex_lock(&open_contexts.lock);
+	if (!n->pprev) {
+		pthread_mutex_unlock(&open_contexts.lock);
+		return;
+	}
 	*n->pprev = n->next;
 	if (n->next)
 		n->next->exit_notice.pprev = n->pprev;

@@ -39,12 +39,16 @@ static void *service_main(void *arg)
 	return NULL;
 }
 
+/* Set on callback threads for their lifetime. */
+static _Thread_local bool callback_thread;
+
 static void *callback_main(void *arg)
 {
 	struct xrma_core_ctx *ctx = arg;
 	struct xrma_service *svc = &ctx->service;
 	struct xrma_deadline forever;
 
+	callback_thread = true;
 	xrma_deadline_set(&forever, -1);
 	xrma_lock(&svc->lock);
 	for (;;) {
@@ -178,4 +182,9 @@ bool xrma_service_on_callback_thread(struct xrma_core_ctx *ctx)
 	started = ctx->service.cb_started;
 	xrma_unlock(&ctx->service.lock);
 	return started && pthread_equal(pthread_self(), ctx->service.cb_thread);
+}
+
+bool xrma_service_in_callback(void)
+{
+	return callback_thread;
 }

@@ -45,5 +45,7 @@ int xrma_service_defer(struct xrma_core_ctx *ctx, void (*fn)(void *arg), void *a
 
 bool xrma_service_on_service_thread(struct xrma_core_ctx *ctx);
 bool xrma_service_on_callback_thread(struct xrma_core_ctx *ctx);
+/* Whether the calling thread is the callback thread of any context. */
+bool xrma_service_in_callback(void);
 
 #endif

@@ -449,9 +449,9 @@ static bool wait_baseline(int tasks, int fds, uint64_t timeout_ms)
 
 /*
  * The callback disconnects its segment and closes the descriptor that is the
- * process's last one for its node: both succeed, and once the callback has
- * returned the node's context goes (its threads and descriptors with it), round
- * after round. Round 0 does the same from this thread, and the counts it leaves
+ * process's last one for its node: both succeed, an SCIOpen of the node right
+ * after the callback succeeds too, and once the callback has returned the
+ * node's context goes (its threads and descriptors with it), round after round. Round 0 does the same from this thread, and the counts it leaves
  * are the bound: a provider may keep some per process after a node's first use
  * (pximc keeps two descriptors, and a closed peer's may linger a moment).
  */
@@ -503,6 +503,8 @@ static void test_close_last_descriptor_from_callback_releases_node(void **state)
 		assert_true(closed);
 		assert_sci(sink.disconnect_err, SCI_ERR_OK);
 		assert_sci(sink.close_err, SCI_ERR_OK);
+		/* The node is ours again at once: the open waits for that close to finish. */
+		sisci_test_close(sisci_test_open(CLOSE_NODE));
 		if (!wait_baseline(tasks, fds, SISCI_TIMEOUT))
 			fail_msg("round %u: %d threads and %d descriptors, %d and %d after round 0", i,
 				 task_count(), fixture_open_fds(), tasks, fds);
