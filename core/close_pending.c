@@ -12,6 +12,7 @@
 #include <string.h>
 #include <xrma/errors.h>
 #include "core/ctx.h"
+#include "core/list.h"
 #include "core/lock.h"
 #include "core/service.h"
 #include "core/wait.h"
@@ -20,7 +21,7 @@ static struct {
 	pthread_once_t once;
 	struct xrma_lock lock;
 	struct xrma_cond removed;   /* broadcast when a context leaves the list */
-	struct xrma_core_ctx *head;
+	struct xrma_list_link *head;
 } pending = { .once = PTHREAD_ONCE_INIT };
 
 static void pending_init(void)
@@ -31,43 +32,31 @@ static void pending_init(void)
 
 void xrma_close_pending_add(struct xrma_core_ctx *ctx)
 {
-	struct xrma_close_pending *p = &ctx->close_pending;
-
 	pthread_once(&pending.once, pending_init);
 	xrma_lock(&pending.lock);
-	p->next = pending.head;
-	p->pprev = &pending.head;
-	if (p->next)
-		p->next->close_pending.pprev = &p->next;
-	pending.head = ctx;
+	xrma_list_push(&pending.head, &ctx->close_pending);
 	xrma_unlock(&pending.lock);
 }
 
 void xrma_close_pending_remove(struct xrma_core_ctx *ctx)
 {
-	struct xrma_close_pending *p = &ctx->close_pending;
-
 	pthread_once(&pending.once, pending_init);
-	/* Under the lock: a neighbour's removal rewrites our pprev. */
 	xrma_lock(&pending.lock);
-	if (!p->pprev) {
-		xrma_unlock(&pending.lock);
-		return;
+	if (xrma_list_linked(&ctx->close_pending)) {
+		xrma_list_unlink(&ctx->close_pending);
+		xrma_cond_broadcast(&pending.removed);
 	}
-	*p->pprev = p->next;
-	if (p->next)
-		p->next->close_pending.pprev = p->pprev;
-	p->next = NULL;
-	p->pprev = NULL;
-	xrma_cond_broadcast(&pending.removed);
 	xrma_unlock(&pending.lock);
 }
 
 static bool holds_node_locked(const struct xrma_provider *prov, const char *fabric, uint32_t node)
 {
-	for (struct xrma_core_ctx *ctx = pending.head; ctx; ctx = ctx->close_pending.next)
+	for (struct xrma_list_link *l = pending.head; l; l = l->next) {
+		const struct xrma_core_ctx *ctx = XRMA_LIST_ENTRY(l, struct xrma_core_ctx, close_pending);
+
 		if (ctx->prov == prov && ctx->self.node == node && !strcmp(ctx->fabric, fabric))
 			return true;
+	}
 	return false;
 }
 

@@ -14,12 +14,6 @@
 
 struct xrma_core_ctx;
 
-/* Links of a context in the list; zeroed while it is not listed. */
-struct xrma_close_pending {
-	struct xrma_core_ctx *next;
-	struct xrma_core_ctx **pprev;
-};
-
 /* ctx's close will finish on a closer thread: list it before that thread starts. */
 void xrma_close_pending_add(struct xrma_core_ctx *ctx);
 

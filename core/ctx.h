@@ -14,6 +14,7 @@
 #include "core/exit_notice.h"
 #include "core/handle.h"
 #include "core/idmap.h"
+#include "core/list.h"
 #include "core/lock.h"
 #include "core/service.h"
 #include "core/topo.h"
@@ -46,7 +47,7 @@ struct xrma_core_ctx {
 	struct xrma_control control;
 	struct xrma_engine engine;
 	struct xrma_exit_notice exit_notice;   /* core/exit_notice.c's list */
-	struct xrma_close_pending close_pending;   /* core/close_pending.c's list */
+	struct xrma_list_link close_pending;   /* core/close_pending.c's list */
 };
 
 /* The op tested is the op called: a NULL optional op is XRMA_ENOTSUP. */

@@ -18,40 +18,24 @@
 
 static struct {
 	pthread_mutex_t lock;       /* held across a notice, so a close waits for it */
-	struct xrma_core_ctx *head;
+	struct xrma_list_link *head;
 } open_contexts = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 void xrma_exit_notice_add(struct xrma_core_ctx *ctx)
 {
-	struct xrma_exit_notice *n = &ctx->exit_notice;
-
 	if (!ctx->prov->ops->depart)
 		return;
-	n->opener = getpid();
+	ctx->exit_notice.opener = getpid();
 	pthread_mutex_lock(&open_contexts.lock);
-	n->next = open_contexts.head;
-	n->pprev = &open_contexts.head;
-	if (n->next)
-		n->next->exit_notice.pprev = &n->next;
-	open_contexts.head = ctx;
+	xrma_list_push(&open_contexts.head, &ctx->exit_notice.link);
 	pthread_mutex_unlock(&open_contexts.lock);
 }
 
 void xrma_exit_notice_remove(struct xrma_core_ctx *ctx)
 {
-	struct xrma_exit_notice *n = &ctx->exit_notice;
-
-	/* Under the lock: a neighbour's removal rewrites our pprev. */
 	pthread_mutex_lock(&open_contexts.lock);
-	if (!n->pprev) {
-		pthread_mutex_unlock(&open_contexts.lock);
-		return;
-	}
-	*n->pprev = n->next;
-	if (n->next)
-		n->next->exit_notice.pprev = n->pprev;
-	n->next = NULL;
-	n->pprev = NULL;
+	if (xrma_list_linked(&ctx->exit_notice.link))
+		xrma_list_unlink(&ctx->exit_notice.link);
 	pthread_mutex_unlock(&open_contexts.lock);
 }
 
@@ -60,8 +44,11 @@ static void __attribute__((destructor)) notify_peers_at_exit(void)
 	pid_t self = getpid();
 
 	pthread_mutex_lock(&open_contexts.lock);
-	for (struct xrma_core_ctx *ctx = open_contexts.head; ctx; ctx = ctx->exit_notice.next)
+	for (struct xrma_list_link *l = open_contexts.head; l; l = l->next) {
+		struct xrma_core_ctx *ctx = XRMA_LIST_ENTRY(l, struct xrma_core_ctx, exit_notice.link);
+
 		if (ctx->exit_notice.opener == self)
 			ctx->prov->ops->depart(ctx->prov_state);
+	}
 	pthread_mutex_unlock(&open_contexts.lock);
 }

@@ -7,13 +7,13 @@
 #define XRMA_CORE_EXIT_NOTICE_H
 
 #include <sys/types.h>
+#include "core/list.h"
 
 struct xrma_core_ctx;
 
-/* The links a context has while it is on the list; all under the list's lock. */
+/* A context's place on the list; under the list's lock. */
 struct xrma_exit_notice {
-	struct xrma_core_ctx *next;
-	struct xrma_core_ctx **pprev;
+	struct xrma_list_link link;
 	pid_t opener;               /* the process that opened the context */
 };
 

@@ -4,8 +4,8 @@
  * campaign's copies of the libraries only. The chosen point is parsed once; every pass
  * over a point compares names, and the count-th pass over the chosen one kills the
  * whole process at once with SIGKILL (no handler, no exit code path, no cleanup), as a
- * crash or the OOM killer would. A fail point only reports whether the environment names
- * it now.
+ * crash or the OOM killer would. A fail point only reports whether the test has armed it
+ * (xrma_failpoint_arm).
  */
 #include "core/killpoint.h"
 
