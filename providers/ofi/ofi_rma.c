@@ -443,6 +443,34 @@ static void split_iov(const struct iovec *iov, size_t count, size_t at, struct i
 	}
 }
 
+/*
+ * The synchronous transfer once the owner was checked (owner_status gave addr
+ * and reconnect): an ordered write the provider cannot order goes in two runs.
+ */
+static int rma_sync(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, fi_addr_t addr,
+		    size_t offset, const struct iovec *iov, size_t count, size_t total,
+		    uint32_t flags, bool reconnect)
+{
+	if (op == XRMA_RMA_WRITE && (flags & XRMA_RMA_ORDERED) && !ep->waw_ordered &&
+	    total > ORDERED_TAIL) {
+		/* The body first; once it is delivered, the last bytes. */
+		struct iovec *head = malloc(2 * count * sizeof(*head)), *tail = head + count;
+		size_t n = 0, t = 0;
+		int ret;
+
+		if (!head)
+			return -XRMA_ENOMEM;
+		split_iov(iov, count, total - ORDERED_TAIL, head, &n, tail, &t);
+		ret = rma_run(ep, op, r, addr, offset, head, n, total - ORDERED_TAIL, reconnect);
+		if (!ret)
+			ret = rma_run(ep, op, r, addr, offset + total - ORDERED_TAIL, tail, t, ORDERED_TAIL,
+				      false);
+		free(head);
+		return transfer_status(ret);
+	}
+	return transfer_status(rma_run(ep, op, r, addr, offset, iov, count, total, reconnect));
+}
+
 int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
 	    const struct iovec *iov, size_t count, uint32_t flags)
 {
@@ -464,23 +492,7 @@ int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_
 	ret = owner_status(ep, &r->owner, &addr, &reconnect);
 	if (ret)
 		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
-	if (op == XRMA_RMA_WRITE && (flags & XRMA_RMA_ORDERED) && !ep->waw_ordered &&
-	    total > ORDERED_TAIL) {
-		/* The body first; once it is delivered, the last bytes. */
-		struct iovec *head = malloc(2 * count * sizeof(*head)), *tail = head + count;
-		size_t n = 0, t = 0;
-
-		if (!head)
-			return -XRMA_ENOMEM;
-		split_iov(iov, count, total - ORDERED_TAIL, head, &n, tail, &t);
-		ret = rma_run(ep, op, r, addr, offset, head, n, total - ORDERED_TAIL, reconnect);
-		if (!ret)
-			ret = rma_run(ep, op, r, addr, offset + total - ORDERED_TAIL, tail, t, ORDERED_TAIL,
-				      false);
-		free(head);
-		return transfer_status(ret);
-	}
-	return transfer_status(rma_run(ep, op, r, addr, offset, iov, count, total, reconnect));
+	return rma_sync(ep, op, r, addr, offset, iov, count, total, flags, reconnect);
 }
 
 int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
@@ -512,7 +524,7 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
 	/* So too when it may meet a gone incarnation's connection: only rma_run posts past that. */
 	if (reconnect) {
-		done(arg, ofi_rma(state, op, rmem, offset, iov, count, flags));
+		done(arg, rma_sync(ep, op, r, addr, offset, iov, count, total, flags, true));
 		return 0;
 	}
 	x = wait_new(tmp_max(ep, count));
