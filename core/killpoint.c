@@ -5,7 +5,7 @@
  * over a point compares names, and the count-th pass over the chosen one kills the
  * whole process at once with SIGKILL (no handler, no exit code path, no cleanup), as a
  * crash or the OOM killer would. A fail point only reports whether the test has armed it
- * (xrma_failpoint_arm).
+ * (xrma_failpoint_arm), and counts the passes while armed.
  */
 #include "core/killpoint.h"
 
@@ -63,9 +63,11 @@ void xrma_killpoint_pass(const char *name)
 
 /* The armed fail point's name, the caller's string; atomic, as library threads read it. */
 static const char *_Atomic failpoint_armed;
+static atomic_ulong failpoint_passes;
 
 void xrma_failpoint_arm(const char *name)
 {
+	atomic_store(&failpoint_passes, 0);
 	atomic_store(&failpoint_armed, name);
 }
 
@@ -73,5 +75,13 @@ bool xrma_failpoint_hit(const char *name)
 {
 	const char *armed = atomic_load(&failpoint_armed);
 
-	return armed && !strcmp(armed, name);
+	if (!armed || strcmp(armed, name))
+		return false;
+	atomic_fetch_add(&failpoint_passes, 1);
+	return true;
+}
+
+unsigned long xrma_failpoint_passes(void)
+{
+	return atomic_load(&failpoint_passes);
 }

@@ -39,4 +39,10 @@ bool xrma_failpoint_hit(const char *name);
  */
 void xrma_failpoint_arm(const char *name);
 
+/*
+ * Passes over the armed fail point since it was armed, so a test can wait until a
+ * library thread has reached it. Defined only in the test-only libraries.
+ */
+unsigned long xrma_failpoint_passes(void);
+
 #endif
