@@ -125,7 +125,7 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 			    const struct xrma_pximc_pair_req *req)
 {
 	struct xrma_pximc_pair_reply reply = { 0 };
-	struct xrma_pximc_session *chosen = NULL;
+	struct xrma_pximc_session *chosen = NULL, *busy = NULL;
 	uint32_t result = XRMA_PXIMC_PAIR_NO_MATCH;
 	uint64_t local = 0, remote = 0;
 
@@ -142,10 +142,10 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 		xrma_pximc_pair_sizes(req, w, px->win_limit, &ok, &local, &remote);
 		if (!ok)
 			continue;
-		if (w->state == XRMA_PXIMC_CLAIMING)
-			result = XRMA_PXIMC_PAIR_BUSY;
-		else
+		if (w->state != XRMA_PXIMC_CLAIMING)
 			chosen = w;
+		else if (!busy)
+			busy = w;
 	}
 	if (chosen && !xrma_pximc_owner_window(px, chosen, local, &reply) &&
 	    !xrma_pximc_events_open(px, chosen, &reply.owner_intr)) {
@@ -160,6 +160,11 @@ void xrma_pximc_handle_pair(struct xrma_pximc *px, struct xrma_conn *conn, uint3
 	} else if (chosen) {
 		xrma_pximc_session_free_resources(px, chosen);
 		chosen->posted = true;
+	}
+	if (result != XRMA_PXIMC_PAIR_OK && busy) {
+		/* The requester gives up or retries: busy's own ask must not end unpaired. */
+		busy->answered_busy = true;
+		result = XRMA_PXIMC_PAIR_BUSY;
 	}
 	if (result == XRMA_PXIMC_PAIR_OK)
 		XRMA_KILL_POINT("pximc.pairing.before_reply");

@@ -114,6 +114,45 @@ static int xrma_pximc_complete(struct xrma_pximc *px, struct xrma_pximc_session 
 }
 
 /*
+ * After an ask: whether the lower node asks again (docs/pximc.md). It does while the
+ * partner's window is CLAIMING (BUSY), and also when its own window answered BUSY to the
+ * partner meanwhile, whatever its own answer was: the partner then gave up, so its window
+ * is posted or about to be. Otherwise a posted window stops CLAIMING here, in the same
+ * locked step, so no later request of the partner hears BUSY unnoticed.
+ */
+static bool xrma_pximc_claim_again(struct xrma_pximc *px, struct xrma_pximc_session *s, int ret,
+				   uint32_t result, bool in_time)
+{
+	bool again, paired;
+
+	pthread_mutex_lock(&px->lock);
+	paired = !ret && result == XRMA_PXIMC_PAIR_OK;
+	again = !paired && in_time && px->self < s->node &&
+		((!ret && result == XRMA_PXIMC_PAIR_BUSY) || s->answered_busy);
+	s->answered_busy = false;
+	if (!again && !paired && s->posted && s->state == XRMA_PXIMC_CLAIMING)
+		s->state = XRMA_PXIMC_POSTED;
+	pthread_mutex_unlock(&px->lock);
+	return again;
+}
+
+/*
+ * The test-only libraries can hold an ask's answer back while the fail point is armed
+ * (bounded by the claim's deadline), as a busy host would before the requester reads it.
+ */
+static void xrma_pximc_answer_late(struct xrma_pximc *px, uint64_t deadline)
+{
+	uint64_t now;
+
+	while (XRMA_FAIL_POINT("pximc.request.answer_late") &&
+	       (now = xrma_pximc_now_ms()) < deadline) {
+		pthread_mutex_lock(&px->lock);
+		xrma_pximc_cond_wait(px, now + 1 < deadline ? now + 1 : deadline);
+		pthread_mutex_unlock(&px->lock);
+	}
+}
+
+/*
  * Pair s (not yet or CLAIMING-posted) with a window of its node. Returns the final
  * XRMA_PXIMC_PAIR_* result, or a core error when the node could not be asked.
  */
@@ -126,17 +165,16 @@ static int xrma_pximc_claim(struct xrma_pximc *px, struct xrma_pximc_session *s,
 	};
 	uint64_t deadline = xrma_pximc_now_ms() + XRMA_PXIMC_CLAIM_MS, now;
 	struct xrma_pximc_claim claim;
-	uint32_t result, pause_ms = 1;
+	uint32_t result = XRMA_PXIMC_PAIR_NO_MATCH, pause_ms = 1;
 	int ret;
 
 	for (;;) {
 		memset(&claim, 0, sizeof(claim));
 		ret = xrma_pximc_ask(px, s->node, &req, &result, &claim);
-		if (ret)
-			return ret;
-		/* Crossing peers: only the lower node id insists (docs/pximc.md). */
+		xrma_pximc_answer_late(px, deadline);
+		/* Crossing peers: only the lower node id insists. */
 		now = xrma_pximc_now_ms();
-		if (result != XRMA_PXIMC_PAIR_BUSY || px->self > s->node || now >= deadline)
+		if (!xrma_pximc_claim_again(px, s, ret, result, now < deadline))
 			break;
 		/*
 		 * The partner's window turns POSTED when its own ask ends, and the notice it
@@ -149,6 +187,8 @@ static int xrma_pximc_claim(struct xrma_pximc *px, struct xrma_pximc_session *s,
 		if (pause_ms < XRMA_PXIMC_BUSY_PAUSE_MAX_MS)
 			pause_ms *= 2;
 	}
+	if (ret)
+		return ret;
 	if (result != XRMA_PXIMC_PAIR_OK)
 		return (int)result;
 	XRMA_KILL_POINT("pximc.request.mid_pairing");

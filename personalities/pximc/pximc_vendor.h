@@ -51,6 +51,7 @@ struct xrma_pximc_session {
 	uint8_t data[XRMA_PXIMC_DATA_MAX];
 	/* Below: under the instance lock. */
 	enum xrma_pximc_state state;
+	bool answered_busy;      /* while CLAIMING, a partner's request heard BUSY from it */
 	bool closed;             /* closeWindow ran; freed when waiters reaches 0 */
 	unsigned waiters;
 	uint64_t local_size, remote_size;
