@@ -9,12 +9,16 @@
  * node pairs and exchanges data (docs/pximc.md "Events", docs/reliability.md). One
  * row kills nobody: the fail point pximc.pairing.reply_lost has our answer to a
  * client's pairing request lost, as to a requester gone meanwhile; our window must be
- * posted and listed again, so the client's second request pairs with it.
+ * posted and listed again, so the client's second request pairs with it. Another has
+ * two crossing peer requests meet in the order that once left both windows posted and
+ * unpaired (the fail point pximc.request.answer_late holds our answer back).
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 #include <pximc.h>
 #include "core/killpoint.h"
@@ -38,6 +42,7 @@ enum scenario {
 	SC_CLIENT,  /* the victim is a client of our server window */
 	SC_SERVER,  /* the victim posts a server window; we are its client */
 	SC_REPLY_LOST,   /* a fail point of ours: our pairing answer is lost, the client asks again */
+	SC_CROSSING,     /* a fail point of ours: peers cross while our ask's answer is late */
 };
 
 static const struct faults_case cases[] = {
@@ -47,6 +52,7 @@ static const struct faults_case cases[] = {
 	{ "pximc.close_session.mid", SC_CLIENT, 6 },
 	{ "pximc.pairing.before_reply", SC_SERVER, 2 },
 	{ "pximc.pairing.reply_lost", SC_REPLY_LOST, 0 },
+	{ "pximc.request.answer_late", SC_CROSSING, 0 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -114,6 +120,35 @@ static int asks_twice_main(int sock, const char *arg)
 	CHECK_PX(PXIMC_assertEvent(session));
 	PROC_CHECK(faults_step_done(sock, 2) == 0);
 	/* Closed only once node 1 has seen the pairing and the event. */
+	PROC_CHECK(proc_expect(sock, GO, FAULTS_WAIT_MS) == 0);
+	CHECK_PX(PXIMC_closeWindow(session));
+	CHECK_PX(PXIMC_cleanup());
+	return 0;
+}
+
+/*
+ * The higher of two crossing peers (SC_CROSSING): step 1 once its interface is up; on GO
+ * its peer request (which hears BUSY from node 1 and so only posts), then its status;
+ * it must pair all the same: step 2 once its event is raised; closes on a second GO.
+ */
+static int crossing_peer_main(int sock, const char *arg)
+{
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+	uint32_t iface, session = 0;
+
+	(void)arg;
+	iface = pxt_interface_wait(SURVIVOR_NODE, FAULTS_WAIT_MS);
+	PROC_CHECK(iface != 0);
+	PROC_CHECK(faults_step_done(sock, 1) == 0);
+	PROC_CHECK(proc_expect(sock, GO, FAULTS_WAIT_MS) == 0);
+	PROC_CHECK(proc_send(sock, (uint64_t)PXIMC_requestWindowLogicalAsPeer(
+					   iface, PROTO, SIZE, SIZE, SIZE, SIZE, 0, NULL, 0,
+					   &session)) == 0);
+	CHECK_PX(PXIMC_waitForConnection(session, WAIT_MS, &remote, &remote_size, &local, &local_size));
+	memset(remote, CLIENT_BYTE, SIZE);
+	CHECK_PX(PXIMC_assertEvent(session));
+	PROC_CHECK(faults_step_done(sock, 2) == 0);
 	PROC_CHECK(proc_expect(sock, GO, FAULTS_WAIT_MS) == 0);
 	CHECK_PX(PXIMC_closeWindow(session));
 	CHECK_PX(PXIMC_cleanup());
@@ -324,6 +359,76 @@ static int survivor_reply_lost(const struct faults_case *c, const char *fabric)
 	return 0;
 }
 
+struct peer_request {
+	uint32_t iface;
+	uint32_t session;
+	tPXIMC_Status status;
+};
+
+static void *peer_request_main(void *arg)
+{
+	struct peer_request *r = arg;
+
+	r->status = PXIMC_requestWindowLogicalAsPeer(r->iface, PROTO, SIZE, SIZE, SIZE, SIZE, 0,
+						     NULL, 0, &r->session);
+	return NULL;
+}
+
+/* Bounded wait until a library thread has passed the armed fail point. */
+static int failpoint_reached(void)
+{
+	uint64_t deadline = fixture_now_ms() + FAULTS_WAIT_MS;
+	const struct timespec tick = { 0, 1000000 };
+
+	while (!xrma_failpoint_passes()) {
+		if (fixture_now_ms() >= deadline)
+			return -1;
+		nanosleep(&tick, NULL);
+	}
+	return 0;
+}
+
+/*
+ * Crossing peers, lower node first (we are node 1): our ask reaches node 2 before its
+ * window exists (NO_MATCH), and while its answer is held back here (the fail point, our
+ * window still CLAIMING) node 2 posts and asks, hears BUSY and, being the higher node,
+ * gives up. Our window answered BUSY, so we must ask again and pair; otherwise both
+ * windows stay posted and unpaired for good.
+ */
+static int survivor_crossing(const struct faults_case *c, const char *fabric)
+{
+	void *remote = NULL, *local = NULL;
+	uint64_t remote_size = 0, local_size = 0, theirs = 0;
+	struct peer_request req = { 0 };
+	uint32_t reason = 0;
+	struct proc peer;
+	pthread_t thread;
+
+	PROC_CHECK(faults_spawn(&peer, fabric, VICTIM_NODE, "crossing_peer", NULL, NULL) == 0);
+	PROC_CHECK(faults_step_wait(peer.sock, 1) == 0);
+	req.iface = pxt_interface_wait(VICTIM_NODE, FAULTS_WAIT_MS);
+	PROC_CHECK(req.iface != 0);
+	xrma_failpoint_arm(c->point);
+	PROC_CHECK(pthread_create(&thread, NULL, peer_request_main, &req) == 0);
+	PROC_CHECK(failpoint_reached() == 0);
+	PROC_CHECK(proc_send(peer.sock, GO) == 0);
+	PROC_CHECK(proc_recv(peer.sock, &theirs, FAULTS_WAIT_MS) == 0);
+	xrma_failpoint_arm(NULL);
+	PROC_CHECK(fixture_join(thread, FAULTS_WAIT_MS, NULL) == 0);
+	PROC_CHECK(theirs == (uint64_t)PXIMC_SUCCESS);
+	CHECK_PX(req.status);
+	CHECK_PX(PXIMC_waitForConnection(req.session, WAIT_MS, &remote, &remote_size, &local,
+					 &local_size));
+	CHECK_PX(PXIMC_waitForSessionEvent(req.session, WAIT_MS, &reason));
+	PROC_CHECK(reason == PXIMC_EVENT_ASSERTED && all_bytes(local, SIZE, CLIENT_BYTE));
+	PROC_CHECK(faults_step_wait(peer.sock, 2) == 0);
+	PROC_CHECK(proc_send(peer.sock, GO) == 0);
+	PROC_CHECK(proc_join(&peer, FAULTS_WAIT_MS) == 0);
+	PROC_CHECK(check_closed(req.session) == 0);
+	CHECK_PX(PXIMC_cleanup());
+	return 0;
+}
+
 static int survivor_main(int sock, const char *arg)
 {
 	const struct faults_case *c = faults_case_of(arg, cases, NCASES);
@@ -338,6 +443,8 @@ static int survivor_main(int sock, const char *arg)
 		return survivor_server(c, fabric);
 	if (c->scenario == SC_REPLY_LOST)
 		return survivor_reply_lost(c, fabric);
+	if (c->scenario == SC_CROSSING)
+		return survivor_crossing(c, fabric);
 	return survivor_client(c, fabric);
 }
 
@@ -346,6 +453,7 @@ static const struct proc_role roles[] = {
 	{ "client", client_main },
 	{ "server", server_main },
 	{ "asks_twice", asks_twice_main },
+	{ "crossing_peer", crossing_peer_main },
 	{ NULL, NULL },
 };
 
