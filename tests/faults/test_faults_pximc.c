@@ -96,14 +96,31 @@ static int client_main(int sock, const char *arg)
 }
 
 /*
+ * Once session pairs: fill node 1's window, raise its event, step 2; on GO (node 1 has
+ * seen the pairing and the event) close.
+ */
+static int raise_and_close(int sock, uint32_t session)
+{
+	void *remote, *local;
+	uint64_t remote_size = 0, local_size = 0;
+
+	CHECK_PX(PXIMC_waitForConnection(session, WAIT_MS, &remote, &remote_size, &local, &local_size));
+	memset(remote, CLIENT_BYTE, SIZE);
+	CHECK_PX(PXIMC_assertEvent(session));
+	PROC_CHECK(faults_step_done(sock, 2) == 0);
+	PROC_CHECK(proc_expect(sock, GO, FAULTS_WAIT_MS) == 0);
+	CHECK_PX(PXIMC_closeWindow(session));
+	CHECK_PX(PXIMC_cleanup());
+	return 0;
+}
+
+/*
  * A client whose first pairing answer node 1 loses (SC_REPLY_LOST): step 1 once its
  * interface is up, then the first request's status to node 1, then on GO a second
  * request, which must pair; step 2 once its event is raised; closes on a second GO.
  */
 static int asks_twice_main(int sock, const char *arg)
 {
-	void *remote, *local;
-	uint64_t remote_size = 0, local_size = 0;
 	uint32_t iface, session = 0;
 
 	(void)arg;
@@ -115,15 +132,7 @@ static int asks_twice_main(int sock, const char *arg)
 					   iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, &session)) == 0);
 	PROC_CHECK(proc_expect(sock, GO, FAULTS_WAIT_MS) == 0);
 	CHECK_PX(PXIMC_requestWindowLogicalAsClient(iface, PROTO, SIZE, SIZE, SIZE, SIZE, UID, &session));
-	CHECK_PX(PXIMC_waitForConnection(session, WAIT_MS, &remote, &remote_size, &local, &local_size));
-	memset(remote, CLIENT_BYTE, SIZE);
-	CHECK_PX(PXIMC_assertEvent(session));
-	PROC_CHECK(faults_step_done(sock, 2) == 0);
-	/* Closed only once node 1 has seen the pairing and the event. */
-	PROC_CHECK(proc_expect(sock, GO, FAULTS_WAIT_MS) == 0);
-	CHECK_PX(PXIMC_closeWindow(session));
-	CHECK_PX(PXIMC_cleanup());
-	return 0;
+	return raise_and_close(sock, session);
 }
 
 /*
@@ -133,8 +142,6 @@ static int asks_twice_main(int sock, const char *arg)
  */
 static int crossing_peer_main(int sock, const char *arg)
 {
-	void *remote, *local;
-	uint64_t remote_size = 0, local_size = 0;
 	uint32_t iface, session = 0;
 
 	(void)arg;
@@ -145,14 +152,7 @@ static int crossing_peer_main(int sock, const char *arg)
 	PROC_CHECK(proc_send(sock, (uint64_t)PXIMC_requestWindowLogicalAsPeer(
 					   iface, PROTO, SIZE, SIZE, SIZE, SIZE, 0, NULL, 0,
 					   &session)) == 0);
-	CHECK_PX(PXIMC_waitForConnection(session, WAIT_MS, &remote, &remote_size, &local, &local_size));
-	memset(remote, CLIENT_BYTE, SIZE);
-	CHECK_PX(PXIMC_assertEvent(session));
-	PROC_CHECK(faults_step_done(sock, 2) == 0);
-	PROC_CHECK(proc_expect(sock, GO, FAULTS_WAIT_MS) == 0);
-	CHECK_PX(PXIMC_closeWindow(session));
-	CHECK_PX(PXIMC_cleanup());
-	return 0;
+	return raise_and_close(sock, session);
 }
 
 /* arg "point|": a server window uid UID for node 1; step 2 is the client's event. */
