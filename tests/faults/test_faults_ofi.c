@@ -174,7 +174,8 @@ static int group_down(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_transfer_meeting_old_connection_reaches_new_process),
+		cmocka_unit_test_teardown(test_transfer_meeting_old_connection_reaches_new_process,
+						  proc_teardown),
 	};
 	int rc;
 

@@ -242,8 +242,8 @@ static void test_scale_connections_accept_echo_close(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scale_segments_export_lookup_teardown),
-		cmocka_unit_test(test_scale_connections_accept_echo_close),
+		cmocka_unit_test_teardown(test_scale_segments_export_lookup_teardown, proc_teardown),
+		cmocka_unit_test_teardown(test_scale_connections_accept_echo_close, proc_teardown),
 	};
 	int rc;
 

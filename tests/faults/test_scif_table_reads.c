@@ -239,9 +239,9 @@ static void test_scif_unregister_undone_when_notice_fails(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scif_copy_kept_across_transfers),
-		cmocka_unit_test(test_scif_changed_table_read_again),
-		cmocka_unit_test(test_scif_unregister_undone_when_notice_fails),
+		cmocka_unit_test_teardown(test_scif_copy_kept_across_transfers, proc_teardown),
+		cmocka_unit_test_teardown(test_scif_changed_table_read_again, proc_teardown),
+		cmocka_unit_test_teardown(test_scif_unregister_undone_when_notice_fails, proc_teardown),
 	};
 	char fabric[XRMA_NAME_MAX];
 	int rc;

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,39 @@
 
 #define PROC_CHILD_FLAG "--xrma-test-child"
 
+#define PROC_LIVE_MAX 64
+
+/*
+ * Children not yet reaped, by value: a test that fails an assertion leaves its
+ * struct proc behind on a stack that is gone, and proc_kill_all still finds them.
+ */
+static struct proc live[PROC_LIVE_MAX];
+static size_t live_count;
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int proc_pidfd_open(pid_t pid)
 {
 	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static void live_add(const struct proc *p)
+{
+	pthread_mutex_lock(&live_lock);
+	if (live_count < PROC_LIVE_MAX)
+		live[live_count++] = *p;
+	pthread_mutex_unlock(&live_lock);
+}
+
+static void live_remove(pid_t pid)
+{
+	pthread_mutex_lock(&live_lock);
+	for (size_t i = 0; i < live_count; i++) {
+		if (live[i].pid == pid) {
+			live[i] = live[--live_count];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&live_lock);
 }
 
 bool proc_child_dispatch(int argc, char **argv, const struct proc_role *roles, int *rc)
@@ -113,6 +144,7 @@ int proc_spawn(struct proc *p, const char *fabric, uint32_t node, const char *ro
 		errno = err;
 		return -1;
 	}
+	live_add(p);
 	return 0;
 }
 
@@ -124,6 +156,7 @@ static int proc_reap(struct proc *p)
 	do
 		r = waitpid(p->pid, &status, 0);
 	while (r < 0 && errno == EINTR);
+	live_remove(p->pid);
 	close(p->pidfd);
 	close(p->sock);
 	p->pidfd = -1;
@@ -160,6 +193,32 @@ int proc_kill(struct proc *p)
 {
 	kill(p->pid, SIGKILL);
 	return proc_reap(p);
+}
+
+int proc_kill_all(void)
+{
+	int killed = 0;
+
+	for (;;) {
+		struct proc p;
+
+		pthread_mutex_lock(&live_lock);
+		if (!live_count) {
+			pthread_mutex_unlock(&live_lock);
+			return killed;
+		}
+		p = live[live_count - 1];
+		pthread_mutex_unlock(&live_lock);
+		proc_kill(&p);   /* reaps it, which takes it off the list */
+		killed++;
+	}
+}
+
+int proc_teardown(void **state)
+{
+	(void)state;
+	proc_kill_all();
+	return 0;
 }
 
 int proc_send(int sock, uint64_t value)

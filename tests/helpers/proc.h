@@ -88,6 +88,16 @@ int proc_join(struct proc *p, int timeout_ms);
 /* SIGKILL the child and reap it. 128 + SIGKILL, or its exit code if it had already exited. */
 int proc_kill(struct proc *p);
 
+/*
+ * SIGKILL and reap every child this process started and has not reaped yet;
+ * how many. After a failed assertion they would otherwise live on, holding
+ * their nodes, until their own waits ran out.
+ */
+int proc_kill_all(void);
+
+/* A cmocka teardown that calls proc_kill_all: cmocka_unit_test_teardown(test, proc_teardown). */
+int proc_teardown(void **state);
+
 /* One 64-bit value over the link. 0, or an errno value (EPIPE: the other side is gone). */
 int proc_send(int sock, uint64_t value);
 /* 0, ETIMEDOUT, EPIPE (the other side closed or died), or another errno value. */

@@ -161,8 +161,8 @@ static void test_node_objects_own_node_and_errors(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_node_objects_lists_child_process_objects),
-		cmocka_unit_test(test_node_objects_own_node_and_errors),
+		cmocka_unit_test_teardown(test_node_objects_lists_child_process_objects, proc_teardown),
+		cmocka_unit_test_teardown(test_node_objects_own_node_and_errors, proc_teardown),
 	};
 	int rc;
 

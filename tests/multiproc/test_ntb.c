@@ -807,19 +807,19 @@ static void test_other_user_allowed_by_configuration(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_export_import_map_rma),
-		cmocka_unit_test(test_registered_cross_memory_attach),
-		cmocka_unit_test(test_registered_staged_fallback),
-		cmocka_unit_test(test_doorbells_and_scratchpads),
-		cmocka_unit_test(test_window_limits),
-		cmocka_unit_test(test_max_peers),
-		cmocka_unit_test(test_peer_killed_mid_transfer),
-		cmocka_unit_test(test_two_fabrics_side_by_side),
-		cmocka_unit_test(test_link_down_and_up),
-		cmocka_unit_test(test_interrupts_across_processes),
-		cmocka_unit_test(test_three_importers),
-		cmocka_unit_test(test_other_user_cannot_import),
-		cmocka_unit_test(test_other_user_allowed_by_configuration),
+		cmocka_unit_test_teardown(test_export_import_map_rma, proc_teardown),
+		cmocka_unit_test_teardown(test_registered_cross_memory_attach, proc_teardown),
+		cmocka_unit_test_teardown(test_registered_staged_fallback, proc_teardown),
+		cmocka_unit_test_teardown(test_doorbells_and_scratchpads, proc_teardown),
+		cmocka_unit_test_teardown(test_window_limits, proc_teardown),
+		cmocka_unit_test_teardown(test_max_peers, proc_teardown),
+		cmocka_unit_test_teardown(test_peer_killed_mid_transfer, proc_teardown),
+		cmocka_unit_test_teardown(test_two_fabrics_side_by_side, proc_teardown),
+		cmocka_unit_test_teardown(test_link_down_and_up, proc_teardown),
+		cmocka_unit_test_teardown(test_interrupts_across_processes, proc_teardown),
+		cmocka_unit_test_teardown(test_three_importers, proc_teardown),
+		cmocka_unit_test_teardown(test_other_user_cannot_import, proc_teardown),
+		cmocka_unit_test_teardown(test_other_user_allowed_by_configuration, proc_teardown),
 	};
 	int rc;
 

@@ -110,9 +110,7 @@ static int test_up(void **state)
 static int test_down(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < KIDS_MAX; i++)
-		if (kids[i].pid > 0)
-			proc_kill(&kids[i]);
+	proc_kill_all();
 	while (held_count) {
 		void *h = held[--held_count].handle;
 

@@ -451,11 +451,15 @@ static int group_down(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pximc_caps_and_refusals),
-		cmocka_unit_test(test_pximc_two_processes_share_memory_events_and_streams),
-		cmocka_unit_test(test_pximc_second_importer_is_refused_until_the_first_leaves),
-		cmocka_unit_test(test_pximc_peer_killed_is_lost_and_the_survivor_goes_on),
-		cmocka_unit_test(test_pximc_tree_devices_reach_only_the_host),
+		cmocka_unit_test_teardown(test_pximc_caps_and_refusals, proc_teardown),
+		cmocka_unit_test_teardown(test_pximc_two_processes_share_memory_events_and_streams,
+						  proc_teardown),
+		cmocka_unit_test_teardown(test_pximc_second_importer_is_refused_until_the_first_leaves,
+						  proc_teardown),
+		cmocka_unit_test_teardown(test_pximc_peer_killed_is_lost_and_the_survivor_goes_on,
+						  proc_teardown),
+		cmocka_unit_test_teardown(test_pximc_tree_devices_reach_only_the_host,
+						  proc_teardown),
 	};
 	int rc;
 

@@ -291,9 +291,9 @@ static void test_xrma_info_topology_and_config_json_are_valid(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_json_checker_refuses_broken_documents),
-		cmocka_unit_test(test_xrma_info_shows_child_objects_in_text_and_json),
-		cmocka_unit_test(test_xrma_info_topology_and_config_json_are_valid),
+		cmocka_unit_test_teardown(test_json_checker_refuses_broken_documents, proc_teardown),
+		cmocka_unit_test_teardown(test_xrma_info_shows_child_objects_in_text_and_json, proc_teardown),
+		cmocka_unit_test_teardown(test_xrma_info_topology_and_config_json_are_valid, proc_teardown),
 	};
 	int rc;
 

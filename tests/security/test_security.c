@@ -653,16 +653,16 @@ static void test_security_scif_readonly_window_refuses_core_writers(void **state
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_security_node_file_is_private_to_the_user),
-		cmocka_unit_test(test_security_segment_memory_is_private_to_the_user),
-		cmocka_unit_test(test_security_sockets_are_abstract),
-		cmocka_unit_test(test_security_sisci_other_user_is_refused),
-		cmocka_unit_test(test_security_scif_other_user_is_refused),
-		cmocka_unit_test(test_security_pximc_same_user_reaches_the_interface),
-		cmocka_unit_test(test_security_pximc_other_user_is_refused),
-		cmocka_unit_test(test_security_sisci_readonly_map_faults_on_store),
-		cmocka_unit_test(test_security_scif_readonly_window_stays_readonly),
-		cmocka_unit_test(test_security_scif_readonly_window_refuses_core_writers),
+		cmocka_unit_test_teardown(test_security_node_file_is_private_to_the_user, proc_teardown),
+		cmocka_unit_test_teardown(test_security_segment_memory_is_private_to_the_user, proc_teardown),
+		cmocka_unit_test_teardown(test_security_sockets_are_abstract, proc_teardown),
+		cmocka_unit_test_teardown(test_security_sisci_other_user_is_refused, proc_teardown),
+		cmocka_unit_test_teardown(test_security_scif_other_user_is_refused, proc_teardown),
+		cmocka_unit_test_teardown(test_security_pximc_same_user_reaches_the_interface, proc_teardown),
+		cmocka_unit_test_teardown(test_security_pximc_other_user_is_refused, proc_teardown),
+		cmocka_unit_test_teardown(test_security_sisci_readonly_map_faults_on_store, proc_teardown),
+		cmocka_unit_test_teardown(test_security_scif_readonly_window_stays_readonly, proc_teardown),
+		cmocka_unit_test_teardown(test_security_scif_readonly_window_refuses_core_writers, proc_teardown),
 	};
 	int rc;
 

@@ -444,11 +444,11 @@ static int group_down(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_server_and_client_processes_exchange_data),
-		cmocka_unit_test(test_peer_processes_requesting_at_once_pair),
-		cmocka_unit_test(test_uid_targeting_and_partner_killed_while_paired),
-		cmocka_unit_test(test_link_down_is_interface_down_on_both_sides),
-		cmocka_unit_test(test_without_mapping_windows_are_refused),
+		cmocka_unit_test_teardown(test_server_and_client_processes_exchange_data, proc_teardown),
+		cmocka_unit_test_teardown(test_peer_processes_requesting_at_once_pair, proc_teardown),
+		cmocka_unit_test_teardown(test_uid_targeting_and_partner_killed_while_paired, proc_teardown),
+		cmocka_unit_test_teardown(test_link_down_is_interface_down_on_both_sides, proc_teardown),
+		cmocka_unit_test_teardown(test_without_mapping_windows_are_refused, proc_teardown),
 	};
 	int rc;
 

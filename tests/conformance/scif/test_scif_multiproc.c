@@ -520,13 +520,13 @@ static void test_scif_fork_child_does_not_inherit_endpoints(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scif_two_processes),
-		cmocka_unit_test(test_scif_three_processes),
-		cmocka_unit_test(test_scif_one_buffer_registered_towards_two_cards),
-		cmocka_unit_test(test_scif_unregister_seen_by_peer),
-		cmocka_unit_test(test_scif_reregister_same_offset),
-		cmocka_unit_test(test_scif_peer_killed_mid_rma),
-		cmocka_unit_test(test_scif_fork_child_does_not_inherit_endpoints),
+		cmocka_unit_test_teardown(test_scif_two_processes, proc_teardown),
+		cmocka_unit_test_teardown(test_scif_three_processes, proc_teardown),
+		cmocka_unit_test_teardown(test_scif_one_buffer_registered_towards_two_cards, proc_teardown),
+		cmocka_unit_test_teardown(test_scif_unregister_seen_by_peer, proc_teardown),
+		cmocka_unit_test_teardown(test_scif_reregister_same_offset, proc_teardown),
+		cmocka_unit_test_teardown(test_scif_peer_killed_mid_rma, proc_teardown),
+		cmocka_unit_test_teardown(test_scif_fork_child_does_not_inherit_endpoints, proc_teardown),
 	};
 	int rc;
 

@@ -518,11 +518,11 @@ static void test_close_last_descriptor_from_callback_releases_node(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_three_processes_pio_dma_interrupt),
-		cmocka_unit_test(test_owner_killed_mid_dma),
-		cmocka_unit_test(test_rseg_callback_gets_lost_forced_at_connect),
-		cmocka_unit_test(test_rseg_callback_gets_disconnect_requested_at_connect),
-		cmocka_unit_test(test_close_last_descriptor_from_callback_releases_node),
+		cmocka_unit_test_teardown(test_three_processes_pio_dma_interrupt, proc_teardown),
+		cmocka_unit_test_teardown(test_owner_killed_mid_dma, proc_teardown),
+		cmocka_unit_test_teardown(test_rseg_callback_gets_lost_forced_at_connect, proc_teardown),
+		cmocka_unit_test_teardown(test_rseg_callback_gets_disconnect_requested_at_connect, proc_teardown),
+		cmocka_unit_test_teardown(test_close_last_descriptor_from_callback_releases_node, proc_teardown),
 	};
 	int rc;
 
