@@ -286,6 +286,8 @@ static int connect_nonblocking(struct xrma_scif_ep *ep, const struct scif_portID
 		free(job);
 		return -XRMA_ENOMEM;
 	}
+	/* Named like the core's threads, so a debugger's or a test's thread list tells it apart. */
+	pthread_setname_np(thread, "scif-connect");
 	ep->connect_thread = thread;
 	__atomic_store_n(&ep->connect_joinable, true, __ATOMIC_RELEASE);
 	return 1;
