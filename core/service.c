@@ -39,8 +39,8 @@ static void *service_main(void *arg)
 	return NULL;
 }
 
-/* Set on callback threads for their lifetime. */
-static _Thread_local bool callback_thread;
+/* On a callback thread, for its lifetime: the context whose callbacks it runs. */
+static _Thread_local const struct xrma_core_ctx *callback_ctx;
 
 static void *callback_main(void *arg)
 {
@@ -48,7 +48,7 @@ static void *callback_main(void *arg)
 	struct xrma_service *svc = &ctx->service;
 	struct xrma_deadline forever;
 
-	callback_thread = true;
+	callback_ctx = ctx;
 	xrma_deadline_set(&forever, -1);
 	xrma_lock(&svc->lock);
 	for (;;) {
@@ -176,15 +176,10 @@ bool xrma_service_on_service_thread(struct xrma_core_ctx *ctx)
 
 bool xrma_service_on_callback_thread(struct xrma_core_ctx *ctx)
 {
-	bool started;
-
-	xrma_lock(&ctx->service.lock);
-	started = ctx->service.cb_started;
-	xrma_unlock(&ctx->service.lock);
-	return started && pthread_equal(pthread_self(), ctx->service.cb_thread);
+	return callback_ctx == ctx;
 }
 
 bool xrma_service_in_callback(void)
 {
-	return callback_thread;
+	return callback_ctx != NULL;
 }
