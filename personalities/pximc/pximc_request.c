@@ -136,6 +136,15 @@ static bool xrma_pximc_claim_again(struct xrma_pximc *px, struct xrma_pximc_sess
 	return again;
 }
 
+/* Wait on the instance for ms from now, never past deadline. */
+static void xrma_pximc_claim_pause(struct xrma_pximc *px, uint64_t now, uint32_t ms,
+				   uint64_t deadline)
+{
+	pthread_mutex_lock(&px->lock);
+	xrma_pximc_cond_wait(px, now + ms < deadline ? now + ms : deadline);
+	pthread_mutex_unlock(&px->lock);
+}
+
 /*
  * The test-only libraries can hold an ask's answer back while the fail point is armed
  * (bounded by the claim's deadline), as a busy host would before the requester reads it.
@@ -145,11 +154,8 @@ static void xrma_pximc_answer_late(struct xrma_pximc *px, uint64_t deadline)
 	uint64_t now;
 
 	while (XRMA_FAIL_POINT("pximc.request.answer_late") &&
-	       (now = xrma_pximc_now_ms()) < deadline) {
-		pthread_mutex_lock(&px->lock);
-		xrma_pximc_cond_wait(px, now + 1 < deadline ? now + 1 : deadline);
-		pthread_mutex_unlock(&px->lock);
-	}
+	       (now = xrma_pximc_now_ms()) < deadline)
+		xrma_pximc_claim_pause(px, now, 1, deadline);
 }
 
 /*
@@ -181,9 +187,7 @@ static int xrma_pximc_claim(struct xrma_pximc *px, struct xrma_pximc_session *s,
 		 * sends then wakes us; until then, pause rather than ask in a tight loop, which
 		 * on a busy host would take the CPU that ask needs.
 		 */
-		pthread_mutex_lock(&px->lock);
-		xrma_pximc_cond_wait(px, now + pause_ms < deadline ? now + pause_ms : deadline);
-		pthread_mutex_unlock(&px->lock);
+		xrma_pximc_claim_pause(px, now, pause_ms, deadline);
 		if (pause_ms < XRMA_PXIMC_BUSY_PAUSE_MAX_MS)
 			pause_ms *= 2;
 	}
