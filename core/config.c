@@ -65,6 +65,9 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 	/* Transfers go out through an endpoint of their own, whose CQ needs no wait object. */
 	[XRMA_CONFIG_OFI_RMA_ENDPOINT] = { "ofi.rma_endpoint", "ofi", "rma_endpoint",
 					   "XRMA_OFI_RMA_ENDPOINT", "separate" },
+	/* How the idle progress thread waits: asleep on the CQ's fd, or not at all (busy). */
+	[XRMA_CONFIG_OFI_PROGRESS_WAIT] = { "ofi.progress_wait", "ofi", "progress_wait",
+					    "XRMA_OFI_PROGRESS_WAIT", "fd" },
 	/* The Dispatcher the pximc provider loads (a soname or a path), and the provider xrma's
 	 * own PXImc vendor library runs on ("": xrma.provider, or ntb where that is pximc). */
 	[XRMA_CONFIG_PXIMC_DISPATCHER] = { "pximc.dispatcher", "pximc", "dispatcher",

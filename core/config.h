@@ -35,6 +35,7 @@ enum xrma_config_key {
 	XRMA_CONFIG_OFI_LIVENESS_MS,   /* [ofi] liveness_ms  / XRMA_OFI_LIVENESS_MS */
 	XRMA_CONFIG_OFI_PROGRESS_SPIN_US, /* [ofi] progress_spin_us / XRMA_OFI_PROGRESS_SPIN_US */
 	XRMA_CONFIG_OFI_RMA_ENDPOINT,  /* [ofi] rma_endpoint / XRMA_OFI_RMA_ENDPOINT */
+	XRMA_CONFIG_OFI_PROGRESS_WAIT, /* [ofi] progress_wait / XRMA_OFI_PROGRESS_WAIT */
 	/* PXImc as a transport (providers/pximc) and the vendor library under it. */
 	XRMA_CONFIG_PXIMC_DISPATCHER,      /* [pximc] dispatcher      / XRMA_PXIMC_DISPATCHER */
 	XRMA_CONFIG_PXIMC_VENDOR_PROVIDER, /* [pximc] vendor_provider / XRMA_PXIMC_VENDOR_PROVIDER */

@@ -231,6 +231,7 @@ struct ofi_ep {
 						was opened without them, to keep
 						write-after-write order */
 	bool rma_separate;                   /* fixed: rma_ep is not ep */
+	bool progress_busy;                  /* fixed: [ofi] progress_wait = busy: never sleeps */
 	uint64_t mr_mode;                    /* fixed */
 	size_t iov_limit;                    /* fixed */
 	size_t max_chunk;                    /* fixed: bytes per RMA operation */

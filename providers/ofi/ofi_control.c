@@ -836,8 +836,11 @@ static void *progress_main(void *arg)
 			spin_until = now + window;
 		if (n)
 			continue;
-		/* Not asleep while a driver reads the CQ: it may stop at once, and a reply may follow. */
-		if (driven || now < spin_until || rma_busy(ep, now)) {
+		/*
+		 * Not asleep while a driver reads the CQ: it may stop at once, and a
+		 * reply may follow. Never asleep with progress_wait = busy.
+		 */
+		if (driven || now < spin_until || rma_busy(ep, now) || ep->progress_busy) {
 			sched_yield();
 			continue;
 		}

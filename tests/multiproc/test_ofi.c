@@ -8,7 +8,8 @@
  * ways, mapping refused, atomics (when the libfabric provider has them), a
  * connection's byte stream, interrupts, name look-ups, unknown and silent
  * nodes answered within a bound, a second context on a node refused, the
- * exchange again with transfers on the control endpoint (rma_endpoint = shared), a peer
+ * exchange again with transfers on the control endpoint (rma_endpoint = shared) and
+ * with progress threads that never sleep (progress_wait = busy), bad settings refused, a peer
  * SIGKILLed and one closing in order, one leaving with its context open, a node
  * restarted at the same address and reached at once, and two hosts made of two network
  * namespaces joined by a veth pair (root only; skipped with a message), with a
@@ -1102,12 +1103,61 @@ static void test_export_import_rma_on_shared_endpoint(void **state)
 	test_export_import_rma_both_directions(state);
 }
 
+/* The same exchange with progress threads that never sleep ([ofi] progress_wait = busy). */
+static int test_up_busy_progress(void **state)
+{
+	setenv("XRMA_OFI_PROGRESS_WAIT", "busy", 1);   /* the child inherits it */
+	return test_up(state);
+}
+
+static int test_down_busy_progress(void **state)
+{
+	int ret = test_down(state);
+
+	unsetenv("XRMA_OFI_PROGRESS_WAIT");
+	return ret;
+}
+
+static void test_export_import_rma_with_busy_progress(void **state)
+{
+	test_export_import_rma_both_directions(state);
+}
+
+/* A bad [ofi] setting refuses the context with XRMA_ECONFIG and a detail naming it. */
+static void test_bad_settings_refuse_the_context(void **state)
+{
+	static const struct {
+		const char *var, *value, *named;
+	} bad[] = {
+		{ "XRMA_OFI_PROGRESS_WAIT", "sometimes", "ofi.progress_wait" },
+		{ "XRMA_OFI_RMA_ENDPOINT", "both", "ofi.rma_endpoint" },
+		{ "XRMA_OFI_PROGRESS_SPIN_US", "2000000", "ofi.progress_spin_us" },
+		{ "XRMA_OFI_LIVENESS_MS", "5", "ofi.liveness_ms" },
+	};
+	struct xrma_ctx *ctx = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv(bad[i].var, bad[i].value, 1);
+		assert_rc(ctx_open_node(1, &ctx), XRMA_ECONFIG);
+		if (!strstr(xrma_error_detail(), bad[i].named))
+			fail_msg("%s=%s: detail \"%s\" does not name %s", bad[i].var, bad[i].value,
+				 xrma_error_detail(), bad[i].named);
+		unsetenv(bad[i].var);
+	}
+	/* Nothing was left behind: the node opens once the settings are good. */
+	assert_rc(ctx_open_node(1, &ctx), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_export_import_rma_both_directions, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_export_import_rma_on_shared_endpoint,
 						test_up_shared_endpoint, test_down_shared_endpoint),
+		cmocka_unit_test_setup_teardown(test_export_import_rma_with_busy_progress,
+						test_up_busy_progress, test_down_busy_progress),
+		cmocka_unit_test_setup_teardown(test_bad_settings_refuse_the_context, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_connection_byte_stream, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_interrupts_as_messages, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_lookups_and_unknown_or_silent_nodes, test_up, test_down),
