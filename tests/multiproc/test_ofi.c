@@ -1083,44 +1083,33 @@ static void test_two_hosts_in_network_namespaces(void **state)
 	setenv("XRMA_OFI_NODES", nodes_path, 1);
 }
 
-/* The same exchange with transfers posted on the control endpoint ([ofi] rma_endpoint). */
-static int test_up_shared_endpoint(void **state)
+/*
+ * An [ofi] setting the exchange runs again with, set for the test (the child
+ * inherits it): transfers on the control endpoint, and progress threads that
+ * never sleep.
+ */
+struct ofi_setting {
+	const char *var, *value;
+};
+
+static struct ofi_setting shared_endpoint = { "XRMA_OFI_RMA_ENDPOINT", "shared" };
+static struct ofi_setting busy_progress = { "XRMA_OFI_PROGRESS_WAIT", "busy" };
+
+static int test_up_with_setting(void **state)
 {
-	setenv("XRMA_OFI_RMA_ENDPOINT", "shared", 1);   /* the child inherits it */
+	const struct ofi_setting *setting = *state;
+
+	setenv(setting->var, setting->value, 1);
 	return test_up(state);
 }
 
-static int test_down_shared_endpoint(void **state)
+static int test_down_with_setting(void **state)
 {
+	const struct ofi_setting *setting = *state;
 	int ret = test_down(state);
 
-	unsetenv("XRMA_OFI_RMA_ENDPOINT");
+	unsetenv(setting->var);
 	return ret;
-}
-
-static void test_export_import_rma_on_shared_endpoint(void **state)
-{
-	test_export_import_rma_both_directions(state);
-}
-
-/* The same exchange with progress threads that never sleep ([ofi] progress_wait = busy). */
-static int test_up_busy_progress(void **state)
-{
-	setenv("XRMA_OFI_PROGRESS_WAIT", "busy", 1);   /* the child inherits it */
-	return test_up(state);
-}
-
-static int test_down_busy_progress(void **state)
-{
-	int ret = test_down(state);
-
-	unsetenv("XRMA_OFI_PROGRESS_WAIT");
-	return ret;
-}
-
-static void test_export_import_rma_with_busy_progress(void **state)
-{
-	test_export_import_rma_both_directions(state);
 }
 
 /* A bad [ofi] setting refuses the context with XRMA_ECONFIG and a detail naming it. */
@@ -1153,10 +1142,12 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_export_import_rma_both_directions, test_up, test_down),
-		cmocka_unit_test_setup_teardown(test_export_import_rma_on_shared_endpoint,
-						test_up_shared_endpoint, test_down_shared_endpoint),
-		cmocka_unit_test_setup_teardown(test_export_import_rma_with_busy_progress,
-						test_up_busy_progress, test_down_busy_progress),
+		{ .name = "test_export_import_rma_on_shared_endpoint",
+		  .test_func = test_export_import_rma_both_directions, .setup_func = test_up_with_setting,
+		  .teardown_func = test_down_with_setting, .initial_state = &shared_endpoint },
+		{ .name = "test_export_import_rma_with_busy_progress",
+		  .test_func = test_export_import_rma_both_directions, .setup_func = test_up_with_setting,
+		  .teardown_func = test_down_with_setting, .initial_state = &busy_progress },
 		cmocka_unit_test_setup_teardown(test_bad_settings_refuse_the_context, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_connection_byte_stream, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_interrupts_as_messages, test_up, test_down),
