@@ -68,6 +68,8 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 	/* How the idle progress thread waits: asleep on the CQ's fd, or not at all (busy). */
 	[XRMA_CONFIG_OFI_PROGRESS_WAIT] = { "ofi.progress_wait", "ofi", "progress_wait",
 					    "XRMA_OFI_PROGRESS_WAIT", "fd" },
+	/* How long a node polls its target endpoint after a peer said it moves data there. */
+	[XRMA_CONFIG_OFI_SERVE_MS] = { "ofi.serve_ms", "ofi", "serve_ms", "XRMA_OFI_SERVE_MS", "100" },
 	/* The Dispatcher the pximc provider loads (a soname or a path), and the provider xrma's
 	 * own PXImc vendor library runs on ("": xrma.provider, or ntb where that is pximc). */
 	[XRMA_CONFIG_PXIMC_DISPATCHER] = { "pximc.dispatcher", "pximc", "dispatcher",

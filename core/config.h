@@ -36,6 +36,7 @@ enum xrma_config_key {
 	XRMA_CONFIG_OFI_PROGRESS_SPIN_US, /* [ofi] progress_spin_us / XRMA_OFI_PROGRESS_SPIN_US */
 	XRMA_CONFIG_OFI_RMA_ENDPOINT,  /* [ofi] rma_endpoint / XRMA_OFI_RMA_ENDPOINT */
 	XRMA_CONFIG_OFI_PROGRESS_WAIT, /* [ofi] progress_wait / XRMA_OFI_PROGRESS_WAIT */
+	XRMA_CONFIG_OFI_SERVE_MS,      /* [ofi] serve_ms     / XRMA_OFI_SERVE_MS */
 	/* PXImc as a transport (providers/pximc) and the vendor library under it. */
 	XRMA_CONFIG_PXIMC_DISPATCHER,      /* [pximc] dispatcher      / XRMA_PXIMC_DISPATCHER */
 	XRMA_CONFIG_PXIMC_VENDOR_PROVIDER, /* [pximc] vendor_provider / XRMA_PXIMC_VENDOR_PROVIDER */

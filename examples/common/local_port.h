@@ -13,7 +13,7 @@
  * range, put the port in *port and return the socket (close it just before the
  * port is used), or -1 with errno set. Ports from the ephemeral range would not
  * stay free: every endpoint bound to port 0 draws from it (the ofi provider's
- * initiator endpoint among them). Successive calls return different ports.
+ * initiator and target endpoints among them). Successive calls return different ports.
  */
 int local_port_hold(int *port);
 

@@ -18,6 +18,8 @@
  *    old one died. Dead incarnations are remembered so late sends fail fast.
  *  - Requests: name look-ups and probes are a message and its answer, bounded
  *    by a timeout; a node absent from the node file is XRMA_ENODEV at once.
+ *  - Serving: a SERVE message has the progress thread poll the transfer
+ *    endpoint for serve_ms (ofi.h says why).
  */
 #include "providers/ofi/ofi.h"
 
@@ -549,6 +551,47 @@ int ofi_node_list(void *state, uint32_t *ids, size_t max, size_t *count)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ serving */
+
+/* Poll the target endpoint until serve_ns from now (never earlier than already asked). */
+static void serve_locked(struct ofi_ep *ep, uint64_t now)
+{
+	uint64_t until = now + ep->serve_ns;
+
+	if (atomic_load_explicit(&ep->serve_until_ns, memory_order_relaxed) < until)
+		atomic_store_explicit(&ep->serve_until_ns, until, memory_order_relaxed);
+}
+
+void ofi_serve_ask_locked(struct ofi_ep *ep, struct ofi_peer *peer, uint32_t owner_ep, uint64_t now)
+{
+	if (peer->serve_asked_ns && age_ns(now, peer->serve_asked_ns) < ep->serve_ns / 2)
+		return;
+	peer->serve_asked_ns = now;
+	if (peer->node == ep->self.node)
+		serve_locked(ep, now);   /* our own memory: our own thread serves it */
+	else
+		send_locked(ep, peer, OFI_MSG_SERVE, owner_ep, 0, 0, 0, NULL, 0);
+}
+
+/*
+ * Let libfabric serve the peers' reads and writes that arrive at serve_ep.
+ * Nothing is posted there, so nothing completes; an error entry (a broken
+ * connection of some peer's) is read and dropped so it cannot block the CQ.
+ */
+static void serve_poll(struct ofi_ep *ep)
+{
+	struct fi_cq_err_entry err = { 0 };
+
+	if (fi_cq_read(ep->serve_cq, NULL, 0) == -FI_EAVAIL)
+		fi_cq_readerr(ep->serve_cq, &err, 0);
+}
+
+/* Whether a peer's SERVE still has the target endpoint polled. */
+static bool serving(struct ofi_ep *ep, uint64_t now)
+{
+	return ep->serve_ep && now < atomic_load_explicit(&ep->serve_until_ns, memory_order_relaxed);
+}
+
 /* ------------------------------------------------------------------ receiving */
 
 static void handle_msg(struct ofi_ep *ep, const unsigned char *buf, size_t len)
@@ -594,6 +637,9 @@ static void handle_msg(struct ofi_ep *ep, const unsigned char *buf, size_t len)
 		break;
 	case OFI_MSG_PONG:
 		req_finish_locked(ep, hdr.src_node, hdr.req, 0, hdr.src_ep);
+		break;
+	case OFI_MSG_SERVE:
+		serve_locked(ep, ofi_now_ns());
 		break;
 	default:
 		break;   /* heartbeats only refresh liveness */
@@ -657,7 +703,11 @@ static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err)
 		break;
 	case OFI_OP_RMA:
 		if (!((struct ofi_rma_wait *)op)->on_control) {
+			struct ofi_peer *served = ((struct ofi_rma_wait *)op)->served;
+
 			atomic_fetch_sub_explicit(&ep->rma_inflight, 1, memory_order_relaxed);
+			if (served)
+				atomic_fetch_sub_explicit(&served->rma_inflight, 1, memory_order_relaxed);
 			atomic_store_explicit(&ep->rma_moved_ns, ofi_now_ns(), memory_order_relaxed);
 		}
 		ofi_rma_complete(ep, (struct ofi_rma_wait *)op, err);
@@ -732,13 +782,20 @@ void ofi_drive(void *state, bool on)
 
 /* ------------------------------------------------------------------ the progress thread */
 
-static void liveness_locked(struct ofi_ep *ep, uint64_t now)
+/* Heartbeats, lost peers, and SERVE again for transfers in flight; true if there are any. */
+static bool liveness_locked(struct ofi_ep *ep, uint64_t now)
 {
 	uint64_t limit = (uint64_t)ep->liveness_ms * 1000000ull, beat = limit / 4;
+	bool asking = false;
 
 	for (size_t i = 0; i < ep->peer_count; i++) {
 		struct ofi_peer *peer = &ep->peers[i];
 
+		/* A transfer outlasting the owner's serve window: ask again. */
+		if (atomic_load_explicit(&peer->rma_inflight, memory_order_relaxed) > 0 && peer->ep) {
+			ofi_serve_ask_locked(ep, peer, peer->ep, now);
+			asking = true;
+		}
 		if (!peer->contact)
 			continue;
 		if (age_ns(now, peer->last_heard_ns) > limit) {
@@ -750,6 +807,7 @@ static void liveness_locked(struct ofi_ep *ep, uint64_t now)
 			send_locked(ep, peer, OFI_MSG_HEARTBEAT, peer->ep, 0, 0, 0, NULL, 0);
 		}
 	}
+	return asking;
 }
 
 /*
@@ -813,9 +871,10 @@ static void *progress_main(void *arg)
 		bool driven = atomic_load_explicit(&ep->driving, memory_order_relaxed) != 0;
 		bool inflight = ep->rma_separate &&
 				atomic_load_explicit(&ep->rma_inflight, memory_order_relaxed) > 0;
+		bool served;
 		struct epoll_event ev[2];
 		uint64_t now;
-		bool queued;
+		bool queued, asking;
 		int n = 0;
 
 		/* Never wait for a lock: whoever holds it dispatches what it reads, in order. */
@@ -827,11 +886,17 @@ static void *progress_main(void *arg)
 		pthread_mutex_lock(&ep->lock);
 		now = ofi_now_ns();
 		queued = flush_queues_locked(ep, now);
-		liveness_locked(ep, now);
+		asking = liveness_locked(ep, now);
 		pthread_mutex_unlock(&ep->lock);
-		/* Transfers in flight, or connections of peers that just left to notice closed. */
+		/*
+		 * Transfers in flight, peers' transfers to serve, or connections of
+		 * peers that just left to notice closed.
+		 */
+		served = serving(ep, now);
 		if (!driven && (inflight || ofi_departed_recently(ep)))
 			n += ofi_rma_cq_poll(ep);
+		if (served)
+			serve_poll(ep);
 		if (n || driven)
 			spin_until = now + window;
 		if (n)
@@ -840,7 +905,7 @@ static void *progress_main(void *arg)
 		 * Not asleep while a driver reads the CQ: it may stop at once, and a
 		 * reply may follow. Never asleep with progress_wait = busy.
 		 */
-		if (driven || now < spin_until || rma_busy(ep, now) || ep->progress_busy) {
+		if (driven || served || now < spin_until || rma_busy(ep, now) || ep->progress_busy) {
 			sched_yield();
 			continue;
 		}
@@ -857,9 +922,13 @@ static void *progress_main(void *arg)
 				atomic_store(&ep->progress_asleep, false);
 				continue;
 			}
-			/* Sends waiting for a connection, and stuck transfers, are retried soon. */
+			/*
+			 * Sends waiting for a connection, and stuck transfers, are retried
+			 * soon; so is SERVE for transfers longer than the owner's window.
+			 */
 			slept_at = now;
-			n = epoll_wait(ep->epfd, ev, 2, queued || inflight ? QUEUE_RETRY_MS : beat_ms);
+			n = epoll_wait(ep->epfd, ev, 2,
+				       queued || inflight || asking ? QUEUE_RETRY_MS : beat_ms);
 			atomic_store(&ep->progress_asleep, false);
 		} else {
 			/* No wait object: poll with a pause that grows while idle. */

@@ -26,6 +26,7 @@
 /* Where the kernel would wait for longer than any test or user would. */
 #define OFI_LIVENESS_MAX_MS 600000u
 #define OFI_PROGRESS_SPIN_MAX_US 1000000u
+#define OFI_SERVE_MAX_MS 60000u
 
 void ofi_detail(const char *fmt, ...)
 {
@@ -128,6 +129,11 @@ static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, con
 		return -XRMA_ECONFIG;
 	}
 	ep->progress_busy = !strcmp(wait, "busy");
+	if (xrma_config_size(cfg, XRMA_CONFIG_OFI_SERVE_MS, OFI_SERVE_MAX_MS, &ms) || ms < 1) {
+		ofi_detail("ofi: ofi.serve_ms must be 1..%u milliseconds", OFI_SERVE_MAX_MS);
+		return -XRMA_ECONFIG;
+	}
+	ep->serve_ns = ms * 1000000ull;
 	*nodes = xrma_config_value(cfg, XRMA_CONFIG_OFI_NODES);
 	*iface = xrma_config_value(cfg, XRMA_CONFIG_OFI_IFACE);
 	if (!*nodes || !**nodes) {
@@ -218,7 +224,7 @@ fail:
 	return ofi_error(ret);
 }
 
-/* ep's fi_info with the port left to the system: the initiator endpoint is never addressed. */
+/* ep's fi_info with the port left to the system: keys name the target endpoint's port. */
 static struct fi_info *info_any_port(const struct fi_info *info)
 {
 	struct fi_info *dup;
@@ -242,8 +248,32 @@ static struct fi_info *info_any_port(const struct fi_info *info)
 	}
 }
 
-static void ofi_close_initiator(struct ofi_ep *ep)
+/* The port an endpoint listens at, for keys to name; 0 (transfers come to ep) if it has none. */
+static uint32_t endpoint_port(struct fid_ep *fep)
 {
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	} name;
+	size_t len = sizeof(name);
+
+	memset(&name, 0, sizeof(name));
+	if (fi_getname(&fep->fid, &name, &len) || len > sizeof(name))
+		return 0;
+	if (name.sa.sa_family == AF_INET)
+		return ntohs(name.in.sin_port);
+	if (name.sa.sa_family == AF_INET6)
+		return ntohs(name.in6.sin6_port);
+	return 0;
+}
+
+static void ofi_close_transfer_ep(struct ofi_ep *ep)
+{
+	if (ep->serve_ep) {
+		fi_close(&ep->serve_ep->fid);
+		fi_close(&ep->serve_cq->fid);
+	}
 	if (ep->rma_separate) {
 		fi_close(&ep->rma_ep->fid);
 		fi_close(&ep->rma_cq->fid);
@@ -253,8 +283,11 @@ static void ofi_close_initiator(struct ofi_ep *ep)
 	ep->rma_info = NULL;
 	ep->rma_ep = ep->ep;
 	ep->rma_cq = ep->cq;
+	ep->serve_ep = NULL;
+	ep->serve_cq = NULL;
 	ep->rma_separate = false;
 	ep->atomics_on_control = false;
+	ep->rma_port = 0;
 }
 
 static bool same_domain(const struct fi_info *a, const struct fi_info *b)
@@ -266,11 +299,11 @@ static bool same_domain(const struct fi_info *a, const struct fi_info *b)
 }
 
 /*
- * The initiator endpoint's fi_info: one that keeps write-after-write order
- * without atomics (ofi_rxm promises the order only then) where the provider
- * offers it in this domain, else ep's own; the port left to the system.
+ * The initiator and target endpoints' fi_info: one that keeps write-after-write
+ * order without atomics (ofi_rxm promises the order only then) where the
+ * provider offers it in this domain, else ep's own; the port left to the system.
  */
-static struct fi_info *initiator_info(struct ofi_ep *ep, const char *host, const char *iface)
+static struct fi_info *transfer_info(struct ofi_ep *ep, const char *host, const char *iface)
 {
 	struct fi_info *hints, *waw = NULL, *info = NULL;
 
@@ -288,14 +321,36 @@ static struct fi_info *initiator_info(struct ofi_ep *ep, const char *host, const
 	return info ? info : info_any_port(ep->info);
 }
 
-/*
- * The initiator endpoint (ofi.h says why), where wanted and possible; else
- * transfers share the control endpoint. Never an error: it only saves time.
- */
-static void ofi_open_initiator(struct ofi_ep *ep, bool wanted, const char *host, const char *iface)
+/* An endpoint of rma_info whose CQ has no wait object, enabled; both closed again on failure. */
+static int quiet_endpoint(struct ofi_ep *ep, struct fid_ep **qep, struct fid_cq **qcq)
 {
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_DATA, .size = 1024,
 				      .wait_obj = FI_WAIT_NONE };
+	int ret;
+
+	*qep = NULL;
+	*qcq = NULL;
+	if ((ret = fi_cq_open(ep->domain, &cq_attr, qcq, NULL)) ||
+	    (ret = fi_endpoint(ep->domain, ep->rma_info, qep, NULL)) ||
+	    (ret = fi_ep_bind(*qep, &ep->av->fid, 0)) ||
+	    (ret = fi_ep_bind(*qep, &(*qcq)->fid, FI_TRANSMIT | FI_RECV)) || (ret = fi_enable(*qep))) {
+		if (*qep)
+			fi_close(&(*qep)->fid);
+		if (*qcq)
+			fi_close(&(*qcq)->fid);
+		*qep = NULL;
+		*qcq = NULL;
+	}
+	return ret;
+}
+
+/*
+ * The initiator and target endpoints (ofi.h says why), where wanted and
+ * possible; else transfers share the control endpoint. Never an error: it only
+ * saves time.
+ */
+static void ofi_open_transfer_ep(struct ofi_ep *ep, bool wanted, const char *host, const char *iface)
+{
 	struct fid_ep *rma_ep = NULL;
 	struct fid_cq *rma_cq = NULL;
 
@@ -309,17 +364,10 @@ static void ofi_open_initiator(struct ofi_ep *ep, bool wanted, const char *host,
 	 */
 	if (!wanted || (ep->cq_fd < 0 && !ep->progress_busy) || (ep->mr_mode & FI_MR_ENDPOINT))
 		return;
-	ep->rma_info = initiator_info(ep, host, iface);
+	ep->rma_info = transfer_info(ep, host, iface);
 	if (!ep->rma_info)
 		return;
-	if (fi_cq_open(ep->domain, &cq_attr, &rma_cq, NULL) ||
-	    fi_endpoint(ep->domain, ep->rma_info, &rma_ep, NULL) ||
-	    fi_ep_bind(rma_ep, &ep->av->fid, 0) ||
-	    fi_ep_bind(rma_ep, &rma_cq->fid, FI_TRANSMIT | FI_RECV) || fi_enable(rma_ep)) {
-		if (rma_ep)
-			fi_close(&rma_ep->fid);
-		if (rma_cq)
-			fi_close(&rma_cq->fid);
+	if (quiet_endpoint(ep, &rma_ep, &rma_cq)) {
 		fi_freeinfo(ep->rma_info);
 		ep->rma_info = NULL;
 		return;
@@ -327,16 +375,19 @@ static void ofi_open_initiator(struct ofi_ep *ep, bool wanted, const char *host,
 	ep->rma_ep = rma_ep;
 	ep->rma_cq = rma_cq;
 	ep->rma_separate = true;
+	/* Without the target endpoint, peers' transfers come to the control endpoint. */
+	if (!quiet_endpoint(ep, &ep->serve_ep, &ep->serve_cq))
+		ep->rma_port = endpoint_port(ep->serve_ep);
 	if (ep->rma_info->tx_attr->msg_order & FI_ORDER_WAW)
 		ep->waw_ordered = true;
 	ep->atomics_on_control = !(ep->rma_info->caps & FI_ATOMIC);
 }
 
-/* Close what ofi_open_objects, the initiator and the control plane opened, in order. */
+/* Close what ofi_open_objects, the initiator and target endpoints and the control plane opened, in order. */
 static void ofi_close_objects(struct ofi_ep *ep)
 {
 	/* Transfers' endpoint first: what it still has in flight is cancelled, not completed. */
-	ofi_close_initiator(ep);
+	ofi_close_transfer_ep(ep);
 	/* Then the control endpoint: once it is closed no completion can come for what
 	 * ofi_control_release frees. */
 	if (ep->ep) {
@@ -403,6 +454,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	atomic_init(&ep->rma_posts, 0);
 	atomic_init(&ep->progress_asleep, false);
 	atomic_init(&ep->rma_departed_ns, 0);
+	atomic_init(&ep->serve_until_ns, 0);
 	{
 		pthread_condattr_t ca;
 
@@ -446,7 +498,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 				   me->host, me->port, xrma_strerror(ret));
 		goto err_objects;
 	}
-	ofi_open_initiator(ep, separate, me->host, iface);
+	ofi_open_transfer_ep(ep, separate, me->host, iface);
 	ofi_probe_atomics(ep);
 	if ((ret = ofi_control_start(ep)))
 		goto err_objects;

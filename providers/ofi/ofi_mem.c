@@ -173,6 +173,7 @@ int ofi_mem_export(void *state, struct xrma_prov_mem *mem, uint32_t access, stru
 		k.base = (ep->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)m->addr : 0;
 	}
 	k.len = m->len;
+	k.rma_port = ep->rma_port;
 	/* A second export (new rights) replaces the registration and so the key. */
 	if (m->export_mr)
 		fi_close(&m->export_mr->fid);

@@ -3,7 +3,9 @@
  * providers/ofi/ofi_nodes.c: the node file (one line per node: "id host[:port]",
  * '#' starts a comment; an IPv6 host is written in brackets) and the libfabric
  * address of each peer, resolved on first use with fi_getinfo and inserted
- * into the address vector. docs/config.md documents the format.
+ * into the address vector; the address of a peer's target endpoint is its
+ * control address with the port its keys name. docs/config.md documents the
+ * format.
  */
 #include "providers/ofi/ofi.h"
 
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <rdma/fi_domain.h>
 #include <xrma/errors.h>
 
@@ -70,6 +73,7 @@ static int parse_line(char *line, struct ofi_peer *peer)
 		return -1;
 	snprintf(peer->host, sizeof(peer->host), "%s", host);
 	peer->addr = FI_ADDR_NOTAVAIL;
+	peer->rma_addr = FI_ADDR_NOTAVAIL;
 	return 0;
 }
 
@@ -170,5 +174,49 @@ int ofi_peer_addr_locked(struct ofi_ep *ep, struct ofi_peer *peer, fi_addr_t *ad
 		return -XRMA_EHOSTUNREACH;
 	}
 	*addr = peer->addr;
+	return 0;
+}
+
+int ofi_peer_rma_addr_locked(struct ofi_ep *ep, struct ofi_peer *peer, uint32_t port,
+			     fi_addr_t *addr)
+{
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	} name;
+	size_t len = sizeof(name);
+	fi_addr_t control;
+	int ret;
+
+	if (peer->rma_port == port && peer->rma_addr != FI_ADDR_NOTAVAIL) {
+		*addr = peer->rma_addr;
+		return 0;
+	}
+	if ((ret = ofi_peer_addr_locked(ep, peer, &control)))
+		return ret;
+	memset(&name, 0, sizeof(name));
+	if (fi_av_lookup(ep->av, control, &name, &len) || len > sizeof(name) ||
+	    (name.sa.sa_family != AF_INET && name.sa.sa_family != AF_INET6) || port > 65535) {
+		ofi_detail("ofi: node %u's target endpoint has no socket address", peer->node);
+		return -XRMA_EHOSTUNREACH;
+	}
+	if (name.sa.sa_family == AF_INET)
+		name.in.sin_port = htons((uint16_t)port);
+	else
+		name.in6.sin6_port = htons((uint16_t)port);
+	/*
+	 * A new incarnation's port replaces the cached one; the old entry stays in
+	 * the AV (one per incarnation met), where a transfer still in flight to it
+	 * may need it.
+	 */
+	if (fi_av_insert(ep->av, &name, 1, &peer->rma_addr, 0, NULL) != 1) {
+		peer->rma_addr = FI_ADDR_NOTAVAIL;
+		ofi_detail("ofi: cannot add node %u's target endpoint to the address vector",
+			   peer->node);
+		return -XRMA_EHOSTUNREACH;
+	}
+	peer->rma_port = port;
+	*addr = peer->rma_addr;
 	return 0;
 }

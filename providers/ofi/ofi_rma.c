@@ -32,6 +32,17 @@
 /* Polls of the initiator endpoint after a peer left (poll_after_departure). */
 #define REFRESH_POLLS 8
 
+/*
+ * Where a transfer goes (transfer_dest): the owner's target endpoint or its
+ * control one; the peer asked to serve it (NULL: the control endpoint, which
+ * is always served); and ofi_peer.rma_reconnect as the transfer started.
+ */
+struct transfer_dest {
+	fi_addr_t addr;
+	struct ofi_peer *served;
+	bool reconnect;
+};
+
 struct rma_wait_ext {
 	struct ofi_rma_wait w;
 	struct fid_mr **tmp;     /* FI_MR_LOCAL registrations made for this call */
@@ -132,31 +143,63 @@ void ofi_rma_release(struct ofi_ep *ep)
 	}
 }
 
+/* Whether owner is still the live incarnation of its node (its peer in *peer); XRMA_ELOST if not. */
+static int owner_live_locked(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
+			     struct ofi_peer **peer)
+{
+	*peer = ofi_peer_find(ep, owner->node);
+	if (!*peer || ofi_gone_locked(ep, owner, NULL) || ((*peer)->ep && (*peer)->ep != owner->ep))
+		return -XRMA_ELOST;
+	return 0;
+}
+
 /*
  * Whether owner is still the live incarnation of its node; its loss status if
- * not. With addr, its address too; with reconnect, whether a gone incarnation
- * of the node may have left its connection on the initiator endpoint (rma_run).
+ * not. With addr, its control endpoint's address too; with reconnect, whether
+ * a gone incarnation of the node may have left its connection on the transfer
+ * endpoint (rma_run).
  */
 static int owner_status(struct ofi_ep *ep, const struct xrma_prov_addr *owner, fi_addr_t *addr,
 			bool *reconnect)
 {
 	struct ofi_peer *peer;
-	int status = 0;
+	int status;
 
 	if (reconnect)
 		*reconnect = false;
 	pthread_mutex_lock(&ep->lock);
-	peer = ofi_peer_find(ep, owner->node);
-	if (!peer)
-		status = -XRMA_ELOST;
-	else if (ofi_gone_locked(ep, owner, &status))
-		status = -XRMA_ELOST;
-	else if (peer->ep && peer->ep != owner->ep)
-		status = -XRMA_ELOST;
-	else if (addr)
+	status = owner_live_locked(ep, owner, &peer);
+	if (!status && addr)
 		status = ofi_peer_addr_locked(ep, peer, addr);
 	if (!status && reconnect)
 		*reconnect = peer->rma_reconnect;
+	pthread_mutex_unlock(&ep->lock);
+	return status;
+}
+
+/*
+ * owner_status for a transfer into r: where its key names the owner's transfer
+ * endpoint the transfer goes there, and the owner is asked to serve it.
+ */
+static int transfer_dest(struct ofi_ep *ep, const struct ofi_rmem *r, struct transfer_dest *dest)
+{
+	struct ofi_peer *peer;
+	int status;
+
+	*dest = (struct transfer_dest){ .addr = FI_ADDR_NOTAVAIL };
+	pthread_mutex_lock(&ep->lock);
+	status = owner_live_locked(ep, &r->owner, &peer);
+	if (!status && r->key.rma_port) {
+		status = ofi_peer_rma_addr_locked(ep, peer, r->key.rma_port, &dest->addr);
+		if (!status) {
+			ofi_serve_ask_locked(ep, peer, r->owner.ep, ofi_now_ns());
+			dest->served = peer;
+		}
+	} else if (!status) {
+		status = ofi_peer_addr_locked(ep, peer, &dest->addr);
+	}
+	if (!status)
+		dest->reconnect = peer->rma_reconnect;
 	pthread_mutex_unlock(&ep->lock);
 	return status;
 }
@@ -250,9 +293,11 @@ static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, boo
  * its sleep before it looks at the count one last time (progress_main), so
  * one of the two sees the other.
  */
-static void rma_inflight(struct ofi_ep *ep, bool on)
+static void rma_inflight(struct ofi_ep *ep, struct ofi_peer *served, bool on)
 {
 	atomic_fetch_add_explicit(&ep->rma_inflight, on ? 1 : -1, memory_order_relaxed);
+	if (served)
+		atomic_fetch_add_explicit(&served->rma_inflight, on ? 1 : -1, memory_order_relaxed);
 	if (!on)
 		return;
 	atomic_store_explicit(&ep->rma_moved_ns, ofi_now_ns(), memory_order_relaxed);
@@ -281,12 +326,12 @@ static void poll_after_departure(struct ofi_ep *ep)
 }
 
 /* Post one chunk, retrying (bounded) while the provider asks for progress. */
-static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner, enum xrma_rma_op op,
-		      struct fi_msg_rma *msg)
+static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
+		      struct ofi_peer *served, enum xrma_rma_op op, struct fi_msg_rma *msg)
 {
 	uint64_t since = 0;
 
-	rma_inflight(ep, true);
+	rma_inflight(ep, served, true);
 	for (unsigned int tries = 1;; tries++) {
 		ssize_t ret = op == XRMA_RMA_WRITE
 				      ? fi_writemsg(ep->rma_ep, msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
@@ -298,7 +343,7 @@ static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner, enu
 		gave_up = ret == -FI_EAGAIN ? post_retry(ep, owner, false, tries, &since)
 					    : ofi_error((int)ret);
 		if (gave_up) {
-			rma_inflight(ep, false);
+			rma_inflight(ep, served, false);
 			return gave_up;
 		}
 	}
@@ -308,14 +353,15 @@ static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner, enu
  * Post [offset, offset+total) of the remote range against the local vector on
  * x, in chunks; each chunk adds one to pending. The first failed post stops.
  */
-static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, fi_addr_t addr,
-		     size_t offset, const struct iovec *iov, size_t count, size_t total,
+static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
+		     const struct transfer_dest *dest, size_t offset, const struct iovec *iov, size_t count, size_t total,
 		     struct rma_wait_ext *x)
 {
 	bool local = (ep->mr_mode & FI_MR_LOCAL) != 0;
 	size_t piece = 0, piece_off = 0, done = 0;
 	int ret = 0;
 
+	x->w.served = dest->served;
 	while (done < total && !ret) {
 		struct iovec chunk[8];
 		void *desc[8] = { NULL };
@@ -350,10 +396,10 @@ static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
 		rma = (struct fi_rma_iov){ .addr = r->key.base + offset + done, .len = bytes,
 					   .key = r->key.mr_key };
 		msg = (struct fi_msg_rma){ .msg_iov = chunk, .desc = desc, .iov_count = n,
-					   .addr = addr, .rma_iov = &rma, .rma_iov_count = 1,
+					   .addr = dest->addr, .rma_iov = &rma, .rma_iov_count = 1,
 					   .context = &x->w.op };
 		atomic_fetch_add(&x->w.pending, 1);
-		ret = post_chunk(ep, &r->owner, op, &msg);
+		ret = post_chunk(ep, &r->owner, dest->served, op, &msg);
 		if (ret)
 			atomic_fetch_sub(&x->w.pending, 1);
 		done += bytes;
@@ -385,11 +431,13 @@ static bool repost_wanted(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
  * The synchronous transfer: post, then wait for every chunk. One that met a
  * closed connection goes again (repost_wanted): libfabric may take a while to
  * notice the close (ofi_rxm handles connection events at intervals), for at
- * most the liveness timeout. reconnect: ofi_peer.rma_reconnect at the start.
+ * most the liveness timeout.
  */
-static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, fi_addr_t addr,
-		   size_t offset, const struct iovec *iov, size_t count, size_t total, bool reconnect)
+static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
+		   const struct transfer_dest *dest, size_t offset, const struct iovec *iov,
+		   size_t count, size_t total)
 {
+	bool reconnect = dest->reconnect;
 	uint64_t give_up = 0;
 
 	for (;;) {
@@ -401,7 +449,7 @@ static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, f
 			return -XRMA_ENOMEM;
 		if (reconnect)
 			poll_after_departure(ep);
-		ret = rma_start(ep, op, r, addr, offset, iov, count, total, x);
+		ret = rma_start(ep, op, r, dest, offset, iov, count, total, x);
 		if (ret) {
 			/* What was posted must still complete before the record can go. */
 			int waited = wait_all(ep, x, &r->owner, NULL);
@@ -444,12 +492,12 @@ static void split_iov(const struct iovec *iov, size_t count, size_t at, struct i
 }
 
 /*
- * The synchronous transfer once the owner was checked (owner_status gave addr
- * and reconnect): an ordered write the provider cannot order goes in two runs.
+ * The synchronous transfer once the owner was checked (transfer_dest): an
+ * ordered write the provider cannot order goes in two runs.
  */
-static int rma_sync(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, fi_addr_t addr,
-		    size_t offset, const struct iovec *iov, size_t count, size_t total,
-		    uint32_t flags, bool reconnect)
+static int rma_sync(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
+		    const struct transfer_dest *dest, size_t offset, const struct iovec *iov,
+		    size_t count, size_t total, uint32_t flags)
 {
 	if (op == XRMA_RMA_WRITE && (flags & XRMA_RMA_ORDERED) && !ep->waw_ordered &&
 	    total > ORDERED_TAIL) {
@@ -461,14 +509,17 @@ static int rma_sync(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r, 
 		if (!head)
 			return -XRMA_ENOMEM;
 		split_iov(iov, count, total - ORDERED_TAIL, head, &n, tail, &t);
-		ret = rma_run(ep, op, r, addr, offset, head, n, total - ORDERED_TAIL, reconnect);
+		struct transfer_dest proven = *dest;
+
+		ret = rma_run(ep, op, r, dest, offset, head, n, total - ORDERED_TAIL);
+		proven.reconnect = false;
 		if (!ret)
-			ret = rma_run(ep, op, r, addr, offset + total - ORDERED_TAIL, tail, t, ORDERED_TAIL,
-				      false);
+			ret = rma_run(ep, op, r, &proven, offset + total - ORDERED_TAIL, tail, t,
+				      ORDERED_TAIL);
 		free(head);
 		return transfer_status(ret);
 	}
-	return transfer_status(rma_run(ep, op, r, addr, offset, iov, count, total, reconnect));
+	return transfer_status(rma_run(ep, op, r, dest, offset, iov, count, total));
 }
 
 int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
@@ -476,9 +527,8 @@ int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_
 {
 	struct ofi_ep *ep = state;
 	struct ofi_rmem *r = (struct ofi_rmem *)rmem;
+	struct transfer_dest dest;
 	size_t total = 0;
-	fi_addr_t addr;
-	bool reconnect;
 	int ret;
 
 	if (!r || (!iov && count) || (op != XRMA_RMA_WRITE && op != XRMA_RMA_READ))
@@ -489,10 +539,10 @@ int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_
 		return 0;
 	if (offset > r->len || total > r->len - offset)
 		return -XRMA_ERANGE;
-	ret = owner_status(ep, &r->owner, &addr, &reconnect);
+	ret = transfer_dest(ep, r, &dest);
 	if (ret)
 		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
-	return rma_sync(ep, op, r, addr, offset, iov, count, total, flags, reconnect);
+	return rma_sync(ep, op, r, &dest, offset, iov, count, total, flags);
 }
 
 int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
@@ -502,9 +552,8 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 	struct ofi_ep *ep = state;
 	struct ofi_rmem *r = (struct ofi_rmem *)rmem;
 	struct rma_wait_ext *x;
+	struct transfer_dest dest;
 	size_t total = 0;
-	fi_addr_t addr;
-	bool reconnect;
 	int ret;
 
 	if (!r || !done || (!iov && count) || (op != XRMA_RMA_WRITE && op != XRMA_RMA_READ))
@@ -519,12 +568,12 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		done(arg, ofi_rma(state, op, rmem, offset, iov, count, flags));
 		return 0;
 	}
-	ret = owner_status(ep, &r->owner, &addr, &reconnect);
+	ret = transfer_dest(ep, r, &dest);
 	if (ret)
 		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
 	/* So too when it may meet a gone incarnation's connection: only rma_run posts past that. */
-	if (reconnect) {
-		done(arg, rma_sync(ep, op, r, addr, offset, iov, count, total, flags, true));
+	if (dest.reconnect) {
+		done(arg, rma_sync(ep, op, r, &dest, offset, iov, count, total, flags));
 		return 0;
 	}
 	x = wait_new(tmp_max(ep, count));
@@ -542,7 +591,7 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		ep->rma_live->live_prev = &x->w;
 	ep->rma_live = &x->w;
 	pthread_mutex_unlock(&ep->lock);
-	ret = rma_start(ep, op, r, addr, offset, iov, count, total, x);
+	ret = rma_start(ep, op, r, &dest, offset, iov, count, total, x);
 	ofi_rma_complete(ep, &x->w, ret);
 	return 0;
 }
@@ -599,7 +648,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 		/* Never posted again (it may have taken effect): give libfabric its chance first. */
 		if (reconnect)
 			poll_after_departure(ep);
-		rma_inflight(ep, true);
+		rma_inflight(ep, NULL, true);
 	}
 	atomic_store(&x->w.pending, 1);
 	for (unsigned int tries = 1;; tries++) {
@@ -618,7 +667,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	}
 	if (sret) {
 		if (!x->w.on_control)
-			rma_inflight(ep, false);
+			rma_inflight(ep, NULL, false);
 		wait_free(x);
 		return gave_up ? gave_up : transfer_status(ofi_error((int)sret));
 	}

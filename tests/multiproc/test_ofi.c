@@ -9,7 +9,8 @@
  * connection's byte stream, interrupts, name look-ups, unknown and silent
  * nodes answered within a bound, a second context on a node refused, the
  * exchange again with transfers on the control endpoint (rma_endpoint = shared) and
- * with progress threads that never sleep (progress_wait = busy), bad settings refused, a peer
+ * with progress threads that never sleep (progress_wait = busy), transfers far longer
+ * than the owner's serve window between a node of each rma_endpoint setting, bad settings refused, a peer
  * SIGKILLed and one closing in order, one leaving with its context open, a node
  * restarted at the same address and reached at once, and two hosts made of two network
  * namespaces joined by a veth pair (root only; skipped with a message), with a
@@ -50,6 +51,8 @@
 #endif
 #define SEG_ID 77
 #define SEG_LEN (64 * 1024)
+/* Longer to move than a serve window of 1 ms, even over the loopback. */
+#define LONG_LEN (64 * 1024 * 1024)
 #define PORT 4000
 
 enum { MSG_READY = 1, MSG_GO, MSG_DONE };
@@ -324,6 +327,46 @@ static int child_writer(int sock, const char *arg)
 	}
 	for (;;)
 		PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, SEG_LEN), 0);
+}
+
+/*
+ * Transfers longer than node 1's serve window, with this node's transfers on
+ * its control endpoint (arg "shared"): export a large segment and wait while
+ * node 1 reads and overwrites it; check its bytes; then read node 1's segment
+ * whole and overwrite it.
+ */
+static int child_long_mover(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_rseg *r;
+	struct xrma_seg *local, *own;
+	unsigned char *lp, *op;
+
+	if (arg && !strcmp(arg, "shared"))
+		setenv("XRMA_OFI_RMA_ENDPOINT", "shared", 1);
+	PROC_CHECK_RC(child_ctx(&ctx), 0);
+	PROC_CHECK_RC(seg_make(ctx, SEG_ID + 2, LONG_LEN, 5, &own), 0);
+	xrma_seg_addr(own, (void **)&op);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	/* Our progress thread stored node 1's bytes: a probe shows ThreadSanitizer the order. */
+	PROC_CHECK_RC(xrma_node_probe(ctx, 1, MP_TIMEOUT_MS), 0);
+	PROC_CHECK(fixture_pattern_check(op, LONG_LEN, 13, 0) == FIXTURE_MATCH);
+	PROC_CHECK_RC(xrma_rseg_open(ctx, 1, SEG_ID, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
+				     0, MP_TIMEOUT_MS, &r), 0);
+	PROC_CHECK_RC(private_seg(ctx, LONG_LEN, &local, &lp), 0);
+	PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, LONG_LEN), 0);
+	PROC_CHECK(fixture_pattern_check(lp, LONG_LEN, 3, 0) == FIXTURE_MATCH);
+	fixture_pattern(lp, LONG_LEN, 12, 0);
+	PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, LONG_LEN), 0);
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_rseg_close(r), 0);
+	PROC_CHECK_RC(xrma_seg_close(local), 0);
+	PROC_CHECK_RC(fixture_wait_importers(own, 0, MP_TIMEOUT_MS), 0);
+	PROC_CHECK_RC(xrma_seg_close(own), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
 }
 
 /*
@@ -604,6 +647,7 @@ static const struct proc_role roles[] = {
 	{ "writer", child_writer },
 	{ "exporter", child_exporter },
 	{ "leaver", child_leaver },
+	{ "long_mover", child_long_mover },
 	{ "ns_owner", child_ns_owner },
 	{ "ns_user", child_ns_user },
 	{ "ns_sisci_owner", child_ns_sisci_owner },
@@ -1094,6 +1138,7 @@ struct ofi_setting {
 
 static struct ofi_setting shared_endpoint = { "XRMA_OFI_RMA_ENDPOINT", "shared" };
 static struct ofi_setting busy_progress = { "XRMA_OFI_PROGRESS_WAIT", "busy" };
+static struct ofi_setting short_serve = { "XRMA_OFI_SERVE_MS", "1" };
 
 static int test_up_with_setting(void **state)
 {
@@ -1112,6 +1157,49 @@ static int test_down_with_setting(void **state)
 	return ret;
 }
 
+/*
+ * With serve_ms = 1 (test_up_with_setting), transfers that take far longer
+ * than the window still finish: the initiator's progress thread asks the
+ * owner again while they are in flight (docs/providers-ofi.md, "Serving").
+ * The child carries its transfers on its control endpoint, so its keys name
+ * no target endpoint: both settings meet in one exchange.
+ */
+static void test_transfers_outlast_the_serve_window(void **state)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_seg *seg, *local;
+	struct xrma_rseg *r;
+	struct proc *child;
+	unsigned char *p, *lp;
+
+	(void)state;
+	assert_rc(ctx_open_node(1, &ctx), 0);
+	assert_rc(seg_make(ctx, SEG_ID, LONG_LEN, 3, &seg), 0);
+	xrma_seg_addr(seg, (void **)&p);
+	child = kid_start(2, "long_mover", "shared");
+	assert_int_equal(proc_expect(child->sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_rseg_open(ctx, 2, SEG_ID + 2, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
+				 0, MP_TIMEOUT_MS, &r), 0);
+	hold(HELD_RSEG, r);
+	assert_rc(private_seg(ctx, LONG_LEN, &local, &lp), 0);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, LONG_LEN), 0);
+	assert_true(fixture_pattern_check(lp, LONG_LEN, 5, 0) == FIXTURE_MATCH);
+	fixture_pattern(lp, LONG_LEN, 13, 0);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, LONG_LEN), 0);
+	assert_rc(xrma_rseg_close(r), 0);
+	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_node_probe(ctx, 2, MP_TIMEOUT_MS), 0);
+	assert_true(fixture_pattern_check(p, LONG_LEN, 12, 0) == FIXTURE_MATCH);
+	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
+	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
+	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_seg_close(local), 0);
+	assert_rc(xrma_seg_close(seg), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
 /* A bad [ofi] setting refuses the context with XRMA_ECONFIG and a detail naming it. */
 static void test_bad_settings_refuse_the_context(void **state)
 {
@@ -1122,6 +1210,7 @@ static void test_bad_settings_refuse_the_context(void **state)
 		{ "XRMA_OFI_RMA_ENDPOINT", "both", "ofi.rma_endpoint" },
 		{ "XRMA_OFI_PROGRESS_SPIN_US", "2000000", "ofi.progress_spin_us" },
 		{ "XRMA_OFI_LIVENESS_MS", "5", "ofi.liveness_ms" },
+		{ "XRMA_OFI_SERVE_MS", "0", "ofi.serve_ms" },
 	};
 	struct xrma_ctx *ctx = NULL;
 
@@ -1148,6 +1237,9 @@ int main(int argc, char **argv)
 		{ .name = "test_export_import_rma_with_busy_progress",
 		  .test_func = test_export_import_rma_both_directions, .setup_func = test_up_with_setting,
 		  .teardown_func = test_down_with_setting, .initial_state = &busy_progress },
+		{ .name = "test_transfers_outlast_the_serve_window",
+		  .test_func = test_transfers_outlast_the_serve_window, .setup_func = test_up_with_setting,
+		  .teardown_func = test_down_with_setting, .initial_state = &short_serve },
 		cmocka_unit_test_setup_teardown(test_bad_settings_refuse_the_context, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_connection_byte_stream, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_interrupts_as_messages, test_up, test_down),
