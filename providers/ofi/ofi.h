@@ -50,6 +50,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 #include "providers/provider.h"
@@ -68,6 +69,13 @@ extern const struct xrma_caps xrma_prov_ofi_caps;
 #define OFI_MSG_MAX (OFI_WIRE_MAX - 56)   /* largest core message: 56 is the header */
 #define OFI_RX_COUNT 64             /* receive buffers posted at all times */
 #define OFI_SPIN 2000               /* completion polls before a waiter blocks */
+
+/* A socket address of either family, as fi_getname and fi_av_lookup give it. */
+union ofi_sockaddr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+};
 
 /* Provider-level message kinds; every message starts with struct ofi_hdr. */
 enum ofi_msg {

@@ -251,11 +251,7 @@ static struct fi_info *info_any_port(const struct fi_info *info)
 /* The port an endpoint listens at, for keys to name; 0 (transfers come to ep) if it has none. */
 static uint32_t endpoint_port(struct fid_ep *fep)
 {
-	union {
-		struct sockaddr sa;
-		struct sockaddr_in in;
-		struct sockaddr_in6 in6;
-	} name;
+	union ofi_sockaddr name;
 	size_t len = sizeof(name);
 
 	memset(&name, 0, sizeof(name));

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netinet/in.h>
 #include <rdma/fi_domain.h>
 #include <xrma/errors.h>
 
@@ -180,11 +179,7 @@ int ofi_peer_addr_locked(struct ofi_ep *ep, struct ofi_peer *peer, fi_addr_t *ad
 int ofi_peer_rma_addr_locked(struct ofi_ep *ep, struct ofi_peer *peer, uint32_t port,
 			     fi_addr_t *addr)
 {
-	union {
-		struct sockaddr sa;
-		struct sockaddr_in in;
-		struct sockaddr_in6 in6;
-	} name;
+	union ofi_sockaddr name;
 	size_t len = sizeof(name);
 	fi_addr_t control;
 	int ret;

@@ -202,6 +202,20 @@ static int private_seg(struct xrma_ctx *ctx, size_t len, struct xrma_seg **seg, 
 
 /* ------------------------------------------------------------------ children */
 
+/* Tell the parent we are done; once it says go, close r, local, own (after its import) and ctx. */
+static int child_report_and_close(int sock, struct xrma_ctx *ctx, struct xrma_rseg *r,
+				  struct xrma_seg *local, struct xrma_seg *own)
+{
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_rseg_close(r), 0);
+	PROC_CHECK_RC(xrma_seg_close(local), 0);
+	PROC_CHECK_RC(fixture_wait_importers(own, 0, MP_TIMEOUT_MS), 0);
+	PROC_CHECK_RC(xrma_seg_close(own), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
 /* Import node 1's segment: mapping refused; read it, write new bytes, atomics; export ours. */
 static int child_importer(int sock, const char *arg)
 {
@@ -238,14 +252,7 @@ static int child_importer(int sock, const char *arg)
 		PROC_CHECK_RC(xrma_rseg_atomic(r, 0, XRMA_ATOMIC_READ, 0, 0, &old), 0);
 		PROC_CHECK(old == 0x1122334455667789ull);
 	}
-	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
-	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
-	PROC_CHECK_RC(xrma_rseg_close(r), 0);
-	PROC_CHECK_RC(xrma_seg_close(local), 0);
-	PROC_CHECK_RC(fixture_wait_importers(own, 0, MP_TIMEOUT_MS), 0);
-	PROC_CHECK_RC(xrma_seg_close(own), 0);
-	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
-	return 0;
+	return child_report_and_close(sock, ctx, r, local, own);
 }
 
 /* Connect to node 1's port and echo what arrives, reversed in case, until end of stream. */
@@ -359,14 +366,7 @@ static int child_long_mover(int sock, const char *arg)
 	PROC_CHECK(fixture_pattern_check(lp, LONG_LEN, 3, 0) == FIXTURE_MATCH);
 	fixture_pattern(lp, LONG_LEN, 12, 0);
 	PROC_CHECK_RC(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, LONG_LEN), 0);
-	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
-	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
-	PROC_CHECK_RC(xrma_rseg_close(r), 0);
-	PROC_CHECK_RC(xrma_seg_close(local), 0);
-	PROC_CHECK_RC(fixture_wait_importers(own, 0, MP_TIMEOUT_MS), 0);
-	PROC_CHECK_RC(xrma_seg_close(own), 0);
-	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
-	return 0;
+	return child_report_and_close(sock, ctx, r, local, own);
 }
 
 /*
@@ -659,6 +659,18 @@ static const struct proc_role roles[] = {
 
 /* ------------------------------------------------------------------ tests */
 
+/* Let the child go and join it; once its import of seg is gone, close local, seg and ctx. */
+static void release_child_and_close(struct proc *child, struct xrma_ctx *ctx, struct xrma_seg *seg,
+				    struct xrma_seg *local)
+{
+	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
+	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
+	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_seg_close(local), 0);
+	assert_rc(xrma_seg_close(seg), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
 static int group_up(void **state)
 {
 	char lines[4][64];
@@ -696,60 +708,72 @@ static int group_down(void **state)
 	return 0;
 }
 
-static void test_export_import_rma_both_directions(void **state)
-{
+/* Node 1's side of an exchange with a child (exchange_start). */
+struct exchange {
 	struct xrma_ctx *ctx;
-	struct xrma_ctx_info info;
-	struct xrma_seg *seg, *local;
-	struct xrma_rseg *r;
+	struct xrma_seg *seg;      /* ours, exported as SEG_ID: len bytes of pattern 3 */
+	struct xrma_seg *local;    /* private, len bytes */
+	struct xrma_rseg *r;       /* the child's segment */
 	struct proc *child;
 	unsigned char *p, *lp;
+};
+
+/*
+ * Open node 1 and export seg, start role (arg) as node 2, and once it is ready
+ * import its segment child_seg and read it whole into local: pattern child_seed.
+ */
+static void exchange_start(const char *role, const char *arg, size_t len, uint64_t child_seg,
+			   uint8_t child_seed, struct exchange *x)
+{
+	assert_rc(ctx_open_node(1, &x->ctx), 0);
+	assert_rc(seg_make(x->ctx, SEG_ID, len, 3, &x->seg), 0);
+	xrma_seg_addr(x->seg, (void **)&x->p);
+	x->child = kid_start(2, role, arg);
+	assert_int_equal(proc_expect(x->child->sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_rseg_open(x->ctx, 2, child_seg, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
+				 0, MP_TIMEOUT_MS, &x->r), 0);
+	hold(HELD_RSEG, x->r);
+	assert_rc(private_seg(x->ctx, len, &x->local, &x->lp), 0);
+	assert_rc(fixture_rma_sync(x->ctx, XRMA_RMA_READ, x->local, 0, x->r, 0, len), 0);
+	assert_true(fixture_pattern_check(x->lp, len, child_seed, 0) == FIXTURE_MATCH);
+}
+
+static void test_export_import_rma_both_directions(void **state)
+{
+	struct exchange x;
+	struct xrma_ctx_info info;
 	uint64_t word;
 
 	(void)state;
-	assert_rc(ctx_open_node(1, &ctx), 0);
-	assert_rc(xrma_ctx_query(ctx, &info), 0);
+	/* Our direction: read the child's segment (exchange_start), write into it. */
+	exchange_start("importer", NULL, SEG_LEN, SEG_ID + 1, 8, &x);
+	assert_rc(xrma_ctx_query(x.ctx, &info), 0);
 	assert_string_equal(info.provider, "ofi");
 	assert_false(info.caps.flags & XRMA_CAP_MAP);
 	assert_false(info.caps.flags & XRMA_CAP_DOORBELL);
 	assert_true(info.caps.flags & XRMA_CAP_MULTIPROC);
-	assert_rc(seg_make(ctx, SEG_ID, SEG_LEN, 3, &seg), 0);
-	xrma_seg_addr(seg, (void **)&p);
-	child = kid_start(2, "importer", NULL);
-	assert_int_equal(proc_expect(child->sock, MSG_READY, MP_TIMEOUT_MS), 0);
-	/* Our direction: read the child's segment, write into it. */
-	assert_rc(xrma_rseg_open(ctx, 2, SEG_ID + 1, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
-				 0, MP_TIMEOUT_MS, &r), 0);
-	hold(HELD_RSEG, r);
-	assert_rc(private_seg(ctx, SEG_LEN, &local, &lp), 0);
-	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, SEG_LEN), 0);
-	assert_true(fixture_pattern_check(lp, SEG_LEN, 8, 0) == FIXTURE_MATCH);
-	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 100, 1000), 0);
-	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, SEG_LEN - 8, 16), XRMA_ERANGE);
-	assert_rc(xrma_rseg_close(r), 0);
+	assert_rc(fixture_rma_sync(x.ctx, XRMA_RMA_WRITE, x.local, 0, x.r, 100, 1000), 0);
+	assert_rc(fixture_rma_sync(x.ctx, XRMA_RMA_WRITE, x.local, 0, x.r, SEG_LEN - 8, 16),
+		  XRMA_ERANGE);
+	assert_rc(xrma_rseg_close(x.r), 0);
 	/* Its direction. */
-	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
-	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(x.child->sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(x.child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
 	/*
 	 * Our progress thread stored the child's bytes. The child's message orders that
 	 * before our reads, but ThreadSanitizer cannot see a message between processes:
 	 * a probe, answered through the same thread and lock, shows it the order.
 	 */
-	assert_rc(xrma_node_probe(ctx, 2, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_node_probe(x.ctx, 2, MP_TIMEOUT_MS), 0);
 	/* Remote byte j in [3, SEG_LEN-4) holds local byte j-2 of pattern 11 (bytes 0..7 took
 	 * the atomics when there are any); the last four bytes are untouched. */
-	assert_true(fixture_pattern_check(p + 8, SEG_LEN - 4 - 8, 11, 6) == FIXTURE_MATCH);
-	assert_true(fixture_pattern_check(p + SEG_LEN - 4, 4, 3, SEG_LEN - 4) == FIXTURE_MATCH);
-	memcpy(&word, p, sizeof(word));
+	assert_true(fixture_pattern_check(x.p + 8, SEG_LEN - 4 - 8, 11, 6) == FIXTURE_MATCH);
+	assert_true(fixture_pattern_check(x.p + SEG_LEN - 4, 4, 3, SEG_LEN - 4) == FIXTURE_MATCH);
+	memcpy(&word, x.p, sizeof(word));
 	if (info.caps.flags & XRMA_CAP_ATOMIC)
 		assert_true(word == 0x1122334455667789ull);
-	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
-	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
-	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
-	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
-	assert_rc(xrma_seg_close(local), 0);
-	assert_rc(xrma_seg_close(seg), 0);
-	assert_rc(xrma_ctx_close(ctx), 0);
+	assert_rc(fixture_wait_importers(x.seg, 1, MP_TIMEOUT_MS), 0);
+	release_child_and_close(x.child, x.ctx, x.seg, x.local);
 }
 
 static void test_connection_byte_stream(void **state)
@@ -938,12 +962,7 @@ static void test_peer_killed_survivor_sees_lost(void **state)
 	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), 0);
 	assert_true(fixture_pattern_check(lp, 64, 1, 0) == FIXTURE_MATCH);
 	assert_rc(xrma_rseg_close(r), 0);
-	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
-	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
-	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
-	assert_rc(xrma_seg_close(local), 0);
-	assert_rc(xrma_seg_close(seg), 0);
-	assert_rc(xrma_ctx_close(ctx), 0);
+	release_child_and_close(child, ctx, seg, local);
 }
 
 static void test_owner_withdraws_and_closes(void **state)
@@ -1166,38 +1185,19 @@ static int test_down_with_setting(void **state)
  */
 static void test_transfers_outlast_the_serve_window(void **state)
 {
-	struct xrma_ctx *ctx;
-	struct xrma_seg *seg, *local;
-	struct xrma_rseg *r;
-	struct proc *child;
-	unsigned char *p, *lp;
+	struct exchange x;
 
 	(void)state;
-	assert_rc(ctx_open_node(1, &ctx), 0);
-	assert_rc(seg_make(ctx, SEG_ID, LONG_LEN, 3, &seg), 0);
-	xrma_seg_addr(seg, (void **)&p);
-	child = kid_start(2, "long_mover", "shared");
-	assert_int_equal(proc_expect(child->sock, MSG_READY, MP_TIMEOUT_MS), 0);
-	assert_rc(xrma_rseg_open(ctx, 2, SEG_ID + 2, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
-				 0, MP_TIMEOUT_MS, &r), 0);
-	hold(HELD_RSEG, r);
-	assert_rc(private_seg(ctx, LONG_LEN, &local, &lp), 0);
-	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, LONG_LEN), 0);
-	assert_true(fixture_pattern_check(lp, LONG_LEN, 5, 0) == FIXTURE_MATCH);
-	fixture_pattern(lp, LONG_LEN, 13, 0);
-	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, LONG_LEN), 0);
-	assert_rc(xrma_rseg_close(r), 0);
-	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
-	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
-	assert_rc(xrma_node_probe(ctx, 2, MP_TIMEOUT_MS), 0);
-	assert_true(fixture_pattern_check(p, LONG_LEN, 12, 0) == FIXTURE_MATCH);
-	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
-	assert_int_equal(proc_send(child->sock, MSG_GO), 0);
-	assert_int_equal(proc_join(child, MP_TIMEOUT_MS), 0);
-	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
-	assert_rc(xrma_seg_close(local), 0);
-	assert_rc(xrma_seg_close(seg), 0);
-	assert_rc(xrma_ctx_close(ctx), 0);
+	exchange_start("long_mover", "shared", LONG_LEN, SEG_ID + 2, 5, &x);
+	fixture_pattern(x.lp, LONG_LEN, 13, 0);
+	assert_rc(fixture_rma_sync(x.ctx, XRMA_RMA_WRITE, x.local, 0, x.r, 0, LONG_LEN), 0);
+	assert_rc(xrma_rseg_close(x.r), 0);
+	assert_int_equal(proc_send(x.child->sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(x.child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_node_probe(x.ctx, 2, MP_TIMEOUT_MS), 0);
+	assert_true(fixture_pattern_check(x.p, LONG_LEN, 12, 0) == FIXTURE_MATCH);
+	assert_rc(fixture_wait_importers(x.seg, 1, MP_TIMEOUT_MS), 0);
+	release_child_and_close(x.child, x.ctx, x.seg, x.local);
 }
 
 /* A bad [ofi] setting refuses the context with XRMA_ECONFIG and a detail naming it. */
