@@ -77,6 +77,28 @@ union ofi_sockaddr {
 	struct sockaddr_in6 in6;
 };
 
+/* The address's port (host order), or 0 if it is not an IPv4 or IPv6 address. */
+static inline uint32_t ofi_sockaddr_port(const union ofi_sockaddr *a)
+{
+	if (a->sa.sa_family == AF_INET)
+		return ntohs(a->in.sin_port);
+	if (a->sa.sa_family == AF_INET6)
+		return ntohs(a->in6.sin6_port);
+	return 0;
+}
+
+/* Set the port of an IPv4 or IPv6 address; false for any other family. */
+static inline bool ofi_sockaddr_set_port(union ofi_sockaddr *a, uint16_t port)
+{
+	if (a->sa.sa_family == AF_INET)
+		a->in.sin_port = htons(port);
+	else if (a->sa.sa_family == AF_INET6)
+		a->in6.sin6_port = htons(port);
+	else
+		return false;
+	return true;
+}
+
 /* Provider-level message kinds; every message starts with struct ofi_hdr. */
 enum ofi_msg {
 	OFI_MSG_CTRL = 1,      /* a core control message follows */
@@ -260,7 +282,7 @@ struct ofi_ep {
 	bool progress_busy;                  /* fixed: [ofi] progress_wait = busy: never sleeps */
 	uint32_t rma_port;                   /* fixed: serve_ep's port, which keys name; or 0 */
 	uint64_t serve_ns;                   /* fixed: [ofi] serve_ms */
-	_Atomic uint64_t serve_until_ns;     /* a peer's SERVE has rma_cq polled until then */
+	_Atomic uint64_t serve_until_ns;     /* a peer's SERVE has serve_cq polled until then */
 	uint64_t mr_mode;                    /* fixed */
 	size_t iov_limit;                    /* fixed */
 	size_t max_chunk;                    /* fixed: bytes per RMA operation */

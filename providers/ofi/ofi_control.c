@@ -18,7 +18,7 @@
  *    old one died. Dead incarnations are remembered so late sends fail fast.
  *  - Requests: name look-ups and probes are a message and its answer, bounded
  *    by a timeout; a node absent from the node file is XRMA_ENODEV at once.
- *  - Serving: a SERVE message has the progress thread poll the transfer
+ *  - Serving: a SERVE message has the progress thread poll the target
  *    endpoint for serve_ms (ofi.h says why).
  */
 #include "providers/ofi/ofi.h"

@@ -235,17 +235,10 @@ static struct fi_info *info_any_port(const struct fi_info *info)
 	dup = fi_dupinfo(info);
 	if (!dup)
 		return NULL;
-	switch (((struct sockaddr *)dup->src_addr)->sa_family) {
-	case AF_INET:
-		((struct sockaddr_in *)dup->src_addr)->sin_port = 0;
+	if (ofi_sockaddr_set_port(dup->src_addr, 0))
 		return dup;
-	case AF_INET6:
-		((struct sockaddr_in6 *)dup->src_addr)->sin6_port = 0;
-		return dup;
-	default:
-		fi_freeinfo(dup);
-		return NULL;
-	}
+	fi_freeinfo(dup);
+	return NULL;
 }
 
 /* The port an endpoint listens at, for keys to name; 0 (transfers come to ep) if it has none. */
@@ -257,11 +250,7 @@ static uint32_t endpoint_port(struct fid_ep *fep)
 	memset(&name, 0, sizeof(name));
 	if (fi_getname(&fep->fid, &name, &len) || len > sizeof(name))
 		return 0;
-	if (name.sa.sa_family == AF_INET)
-		return ntohs(name.in.sin_port);
-	if (name.sa.sa_family == AF_INET6)
-		return ntohs(name.in6.sin6_port);
-	return 0;
+	return ofi_sockaddr_port(&name);
 }
 
 static void ofi_close_transfer_ep(struct ofi_ep *ep)
@@ -379,7 +368,7 @@ static void ofi_open_transfer_ep(struct ofi_ep *ep, bool wanted, const char *hos
 	ep->atomics_on_control = !(ep->rma_info->caps & FI_ATOMIC);
 }
 
-/* Close what ofi_open_objects, the initiator and target endpoints and the control plane opened, in order. */
+/* Close what ofi_open_objects, the transfer endpoints and the control plane opened, in order. */
 static void ofi_close_objects(struct ofi_ep *ep)
 {
 	/* Transfers' endpoint first: what it still has in flight is cancelled, not completed. */

@@ -191,15 +191,11 @@ int ofi_peer_rma_addr_locked(struct ofi_ep *ep, struct ofi_peer *peer, uint32_t 
 	if ((ret = ofi_peer_addr_locked(ep, peer, &control)))
 		return ret;
 	memset(&name, 0, sizeof(name));
-	if (fi_av_lookup(ep->av, control, &name, &len) || len > sizeof(name) ||
-	    (name.sa.sa_family != AF_INET && name.sa.sa_family != AF_INET6) || port > 65535) {
+	if (port > 65535 || fi_av_lookup(ep->av, control, &name, &len) || len > sizeof(name) ||
+	    !ofi_sockaddr_set_port(&name, (uint16_t)port)) {
 		ofi_detail("ofi: node %u's target endpoint has no socket address", peer->node);
 		return -XRMA_EHOSTUNREACH;
 	}
-	if (name.sa.sa_family == AF_INET)
-		name.in.sin_port = htons((uint16_t)port);
-	else
-		name.in6.sin6_port = htons((uint16_t)port);
 	/*
 	 * A new incarnation's port replaces the cached one; the old entry stays in
 	 * the AV (one per incarnation met), where a transfer still in flight to it

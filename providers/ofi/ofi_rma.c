@@ -33,7 +33,7 @@
 #define REFRESH_POLLS 8
 
 /*
- * Where a transfer goes (transfer_dest): the owner's target endpoint or its
+ * Where a transfer goes (owner_status): the owner's target endpoint or its
  * control one; the peer asked to serve it (NULL: the control endpoint, which
  * is always served); and ofi_peer.rma_reconnect as the transfer started.
  */
@@ -143,63 +143,36 @@ void ofi_rma_release(struct ofi_ep *ep)
 	}
 }
 
-/* Whether owner is still the live incarnation of its node (its peer in *peer); XRMA_ELOST if not. */
-static int owner_live_locked(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
-			     struct ofi_peer **peer)
-{
-	*peer = ofi_peer_find(ep, owner->node);
-	if (!*peer || ofi_gone_locked(ep, owner, NULL) || ((*peer)->ep && (*peer)->ep != owner->ep))
-		return -XRMA_ELOST;
-	return 0;
-}
-
 /*
- * Whether owner is still the live incarnation of its node; its loss status if
- * not. With addr, its control endpoint's address too; with reconnect, whether
- * a gone incarnation of the node may have left its connection on the transfer
- * endpoint (rma_run).
+ * Whether owner is still the live incarnation of its node; XRMA_ELOST if not.
+ * With dest, where to send to it too: the target endpoint at port (a key's
+ * rma_port), whose owner is then asked to serve it, or the control endpoint
+ * (port 0); and whether a gone incarnation of the node may have left its
+ * connection on the initiator endpoint (rma_run).
  */
-static int owner_status(struct ofi_ep *ep, const struct xrma_prov_addr *owner, fi_addr_t *addr,
-			bool *reconnect)
+static int owner_status(struct ofi_ep *ep, const struct xrma_prov_addr *owner, uint32_t port,
+			struct transfer_dest *dest)
 {
 	struct ofi_peer *peer;
-	int status;
+	int status = 0;
 
-	if (reconnect)
-		*reconnect = false;
+	if (dest)
+		*dest = (struct transfer_dest){ .addr = FI_ADDR_NOTAVAIL };
 	pthread_mutex_lock(&ep->lock);
-	status = owner_live_locked(ep, owner, &peer);
-	if (!status && addr)
-		status = ofi_peer_addr_locked(ep, peer, addr);
-	if (!status && reconnect)
-		*reconnect = peer->rma_reconnect;
-	pthread_mutex_unlock(&ep->lock);
-	return status;
-}
-
-/*
- * owner_status for a transfer into r: where its key names the owner's transfer
- * endpoint the transfer goes there, and the owner is asked to serve it.
- */
-static int transfer_dest(struct ofi_ep *ep, const struct ofi_rmem *r, struct transfer_dest *dest)
-{
-	struct ofi_peer *peer;
-	int status;
-
-	*dest = (struct transfer_dest){ .addr = FI_ADDR_NOTAVAIL };
-	pthread_mutex_lock(&ep->lock);
-	status = owner_live_locked(ep, &r->owner, &peer);
-	if (!status && r->key.rma_port) {
-		status = ofi_peer_rma_addr_locked(ep, peer, r->key.rma_port, &dest->addr);
-		if (!status) {
-			ofi_serve_ask_locked(ep, peer, r->owner.ep, ofi_now_ns());
+	peer = ofi_peer_find(ep, owner->node);
+	if (!peer || ofi_gone_locked(ep, owner, NULL) || (peer->ep && peer->ep != owner->ep))
+		status = -XRMA_ELOST;
+	else if (dest && port)
+		status = ofi_peer_rma_addr_locked(ep, peer, port, &dest->addr);
+	else if (dest)
+		status = ofi_peer_addr_locked(ep, peer, &dest->addr);
+	if (!status && dest) {
+		if (port) {
+			ofi_serve_ask_locked(ep, peer, owner->ep, ofi_now_ns());
 			dest->served = peer;
 		}
-	} else if (!status) {
-		status = ofi_peer_addr_locked(ep, peer, &dest->addr);
-	}
-	if (!status)
 		dest->reconnect = peer->rma_reconnect;
+	}
 	pthread_mutex_unlock(&ep->lock);
 	return status;
 }
@@ -239,7 +212,7 @@ static int wait_all(struct ofi_ep *ep, struct rma_wait_ext *x, const struct xrma
 			ts.tv_nsec -= 1000000000L;
 		}
 		pthread_cond_timedwait(&w->cond, &w->lock, &ts);
-		if (atomic_load(&w->pending) && owner_status(ep, owner, NULL, NULL)) {
+		if (atomic_load(&w->pending) && owner_status(ep, owner, 0, NULL)) {
 			/* The owner is gone for good; its completions may never come. */
 			w->abandoned = true;
 			pthread_mutex_unlock(&w->lock);
@@ -278,7 +251,7 @@ static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, boo
 		return 0;
 	if (!*since)
 		*since = ofi_now_ns();
-	if (owner_status(ep, owner, NULL, NULL))
+	if (owner_status(ep, owner, 0, NULL))
 		return -XRMA_ELOST;
 	if (ofi_now_ns() - *since > (uint64_t)ep->liveness_ms * 1000000ull)
 		return -XRMA_ETRANSFER;
@@ -354,8 +327,8 @@ static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
  * x, in chunks; each chunk adds one to pending. The first failed post stops.
  */
 static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
-		     const struct transfer_dest *dest, size_t offset, const struct iovec *iov, size_t count, size_t total,
-		     struct rma_wait_ext *x)
+		     const struct transfer_dest *dest, size_t offset, const struct iovec *iov,
+		     size_t count, size_t total, struct rma_wait_ext *x)
 {
 	bool local = (ep->mr_mode & FI_MR_LOCAL) != 0;
 	size_t piece = 0, piece_off = 0, done = 0;
@@ -424,7 +397,7 @@ static bool repost_wanted(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
 {
 	if (!ep->rma_separate || (ret != -XRMA_ECANCELED && !(ret == -XRMA_ELOST && reconnect)))
 		return false;
-	return owner_status(ep, owner, NULL, NULL) == 0;
+	return owner_status(ep, owner, 0, NULL) == 0;
 }
 
 /*
@@ -492,7 +465,7 @@ static void split_iov(const struct iovec *iov, size_t count, size_t at, struct i
 }
 
 /*
- * The synchronous transfer once the owner was checked (transfer_dest): an
+ * The synchronous transfer once the owner was checked (owner_status): an
  * ordered write the provider cannot order goes in two runs.
  */
 static int rma_sync(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
@@ -503,14 +476,13 @@ static int rma_sync(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
 	    total > ORDERED_TAIL) {
 		/* The body first; once it is delivered, the last bytes. */
 		struct iovec *head = malloc(2 * count * sizeof(*head)), *tail = head + count;
+		struct transfer_dest proven = *dest;   /* the tail follows a delivered body */
 		size_t n = 0, t = 0;
 		int ret;
 
 		if (!head)
 			return -XRMA_ENOMEM;
 		split_iov(iov, count, total - ORDERED_TAIL, head, &n, tail, &t);
-		struct transfer_dest proven = *dest;
-
 		ret = rma_run(ep, op, r, dest, offset, head, n, total - ORDERED_TAIL);
 		proven.reconnect = false;
 		if (!ret)
@@ -539,7 +511,7 @@ int ofi_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_
 		return 0;
 	if (offset > r->len || total > r->len - offset)
 		return -XRMA_ERANGE;
-	ret = transfer_dest(ep, r, &dest);
+	ret = owner_status(ep, &r->owner, r->key.rma_port, &dest);
 	if (ret)
 		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
 	return rma_sync(ep, op, r, &dest, offset, iov, count, total, flags);
@@ -568,7 +540,7 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		done(arg, ofi_rma(state, op, rmem, offset, iov, count, flags));
 		return 0;
 	}
-	ret = transfer_dest(ep, r, &dest);
+	ret = owner_status(ep, &r->owner, r->key.rma_port, &dest);
 	if (ret)
 		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
 	/* So too when it may meet a gone incarnation's connection: only rma_run posts past that. */
@@ -610,10 +582,9 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	void *desc[3] = { NULL };
 	uint64_t raddr, since = 0;
 	struct fid_ep *aep;
-	fi_addr_t addr;
+	struct transfer_dest dest;
 	enum fi_op fop;
 	ssize_t sret;
-	bool reconnect;
 	int ret, gave_up = 0;
 
 	if (!ep->atomics)
@@ -627,7 +598,8 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	case XRMA_ATOMIC_CSWAP: fop = FI_CSWAP; break;
 	default: return -XRMA_EINVAL;
 	}
-	ret = owner_status(ep, &r->owner, &addr, &reconnect);
+	/* Atomics go to the control endpoint: the target endpoint may lack them (ofi.h). */
+	ret = owner_status(ep, &r->owner, 0, &dest);
 	if (ret)
 		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
 	x = wait_new(3);
@@ -646,7 +618,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	aep = x->w.on_control ? ep->ep : ep->rma_ep;
 	if (!x->w.on_control) {
 		/* Never posted again (it may have taken effect): give libfabric its chance first. */
-		if (reconnect)
+		if (dest.reconnect)
 			poll_after_departure(ep);
 		rma_inflight(ep, NULL, true);
 	}
@@ -654,11 +626,11 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	for (unsigned int tries = 1;; tries++) {
 		if (fop == FI_CSWAP)
 			sret = fi_compare_atomic(aep, &x->operand, 1, desc[0], &x->compare, desc[1],
-						 &x->result, desc[2], addr, raddr, r->key.mr_key,
+						 &x->result, desc[2], dest.addr, raddr, r->key.mr_key,
 						 FI_UINT64, fop, &x->w.op);
 		else
 			sret = fi_fetch_atomic(aep, &x->operand, 1, desc[0], &x->result, desc[2],
-					       addr, raddr, r->key.mr_key, FI_UINT64, fop, &x->w.op);
+					       dest.addr, raddr, r->key.mr_key, FI_UINT64, fop, &x->w.op);
 		if (sret != -FI_EAGAIN)
 			break;
 		gave_up = post_retry(ep, &r->owner, x->w.on_control, tries, &since);
@@ -672,7 +644,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 		return gave_up ? gave_up : transfer_status(ofi_error((int)sret));
 	}
 	ret = wait_all(ep, x, &r->owner, old);
-	if (!ret && reconnect && aep == ep->rma_ep)
+	if (!ret && dest.reconnect && aep == ep->rma_ep)
 		owner_proven(ep, &r->owner);
 	return transfer_status(ret);
 }
