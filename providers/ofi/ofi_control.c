@@ -877,8 +877,17 @@ static void *progress_main(void *arg)
 		bool queued, asking;
 		int n = 0;
 
-		/* Never wait for a lock: whoever holds it dispatches what it reads, in order. */
+		now = ofi_now_ns();
+		served = serving(ep, now);
+		/*
+		 * Never wait for a lock: whoever holds it dispatches what it reads, in
+		 * order. Peers' transfers are served under the same lock, so whoever
+		 * dispatches a peer's message sent after its transfer completed finds
+		 * the transfer's bytes stored before it, as on one endpoint.
+		 */
 		if ((ep->rma_separate || !driven) && !pthread_mutex_trylock(&ep->poll_lock)) {
+			if (served)
+				serve_poll(ep);
 			n = cq_poll_locked(ep, ep->cq);
 			rx_repost_locked(ep);
 			pthread_mutex_unlock(&ep->poll_lock);
@@ -888,15 +897,9 @@ static void *progress_main(void *arg)
 		queued = flush_queues_locked(ep, now);
 		asking = liveness_locked(ep, now);
 		pthread_mutex_unlock(&ep->lock);
-		/*
-		 * Transfers in flight, peers' transfers to serve, or connections of
-		 * peers that just left to notice closed.
-		 */
-		served = serving(ep, now);
+		/* Transfers in flight, or connections of peers that just left to notice closed. */
 		if (!driven && (inflight || ofi_departed_recently(ep)))
 			n += ofi_rma_cq_poll(ep);
-		if (served)
-			serve_poll(ep);
 		if (n || driven)
 			spin_until = now + window;
 		if (n)

@@ -7,6 +7,7 @@
  */
 #include "tests/helpers/fixture.h"
 #include "examples/common/local_port.h"
+#include "core/peer_shared.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -208,10 +209,12 @@ size_t fixture_pattern_check(const void *buf, size_t len, uint8_t seed, size_t f
 	const uint8_t *p = buf;
 	size_t i;
 
+	XRMA_PEER_SHARED_BEGIN();
 	for (i = 0; i < len; i++)
 		if (p[i] != fixture_pattern_byte(seed, first + i))
-			return i;
-	return FIXTURE_MATCH;
+			break;
+	XRMA_PEER_SHARED_END();
+	return i < len ? i : FIXTURE_MATCH;
 }
 
 void fixture_fill(void *buf, size_t len, uint8_t byte)
@@ -224,10 +227,19 @@ size_t fixture_check(const void *buf, size_t len, uint8_t byte)
 	const uint8_t *p = buf;
 	size_t i;
 
+	XRMA_PEER_SHARED_BEGIN();
 	for (i = 0; i < len; i++)
 		if (p[i] != byte)
-			return i;
-	return FIXTURE_MATCH;
+			break;
+	XRMA_PEER_SHARED_END();
+	return i < len ? i : FIXTURE_MATCH;
+}
+
+void fixture_peer_copy(void *dst, const void *src, size_t len)
+{
+	XRMA_PEER_SHARED_BEGIN();
+	memcpy(dst, src, len);
+	XRMA_PEER_SHARED_END();
 }
 
 int fixture_seg_make(struct xrma_ctx *ctx, size_t len, uint32_t access, bool exported, uint8_t seed,

@@ -98,12 +98,20 @@ void fixture_assert_baseline(const struct fixture *fx);
 uint8_t fixture_pattern_byte(uint8_t seed, size_t i);
 /* Write positions first .. first+len-1 of pattern seed. */
 void fixture_pattern(void *buf, size_t len, uint8_t seed, size_t first);
-/* FIXTURE_MATCH, or the index of the first byte that differs from the pattern. */
+/*
+ * FIXTURE_MATCH, or the index of the first byte that differs from the pattern.
+ * The checks, and fixture_peer_copy, read memory that peers wrote: another
+ * process, or a provider's thread of ours on a peer's behalf (ofi, ntb
+ * staging). The test orders that by a message between processes, which
+ * ThreadSanitizer cannot see, so they read out of its view (core/peer_shared.h).
+ */
 size_t fixture_pattern_check(const void *buf, size_t len, uint8_t seed, size_t first);
 
 /* Canaries: fill with one byte; FIXTURE_MATCH or the first index that differs. */
 void fixture_fill(void *buf, size_t len, uint8_t byte);
 size_t fixture_check(const void *buf, size_t len, uint8_t byte);
+/* memcpy from memory a peer wrote (see fixture_pattern_check). */
+void fixture_peer_copy(void *dst, const void *src, size_t len);
 
 struct fixture_seg {
 	struct xrma_seg *seg;

@@ -282,6 +282,11 @@ int proc_expect(int sock, uint64_t want, int timeout_ms)
 	return 0;
 }
 
+const char *proc_error_detail(void)
+{
+	return xrma_error_detail();
+}
+
 bool proc_provider_info(struct xrma_provider_info *info)
 {
 	char want[sizeof(((struct xrma_config_entry *)0)->value)];

@@ -54,6 +54,26 @@ struct proc {
 		}                                                                     \
 	} while (0)
 
+/*
+ * Child-side check that an API's error code is the expected one: prints both
+ * (and the library's error detail), so a failure in a log says what came back.
+ */
+#define PROC_CHECK_EQ(actual, expected)                                                \
+	do {                                                                           \
+		long long proc_got_ = (long long)(actual);                             \
+		long long proc_want_ = (long long)(expected);                          \
+		if (proc_got_ != proc_want_) {                                         \
+			fprintf(stderr, "%s:%d: child check failed: %s is 0x%llx, expected %s (0x%llx)%s%s\n", \
+				__FILE__, __LINE__, #actual, proc_got_, #expected,     \
+				proc_want_, *proc_error_detail() ? ": " : "",          \
+				proc_error_detail());                                  \
+			return __LINE__ & 0x7f ? __LINE__ & 0x7f : 1;                  \
+		}                                                                      \
+	} while (0)
+
+/* The library's error detail for this thread ("" when none): for failure messages. */
+const char *proc_error_detail(void);
+
 /* Child-side check of an xrma return code against an expected (non-negated) XRMA_E* or 0. */
 #define PROC_CHECK_RC(call, expected)                                                  \
 	do {                                                                           \

@@ -17,6 +17,8 @@
 #include "tests/helpers/proc.h"
 
 #define MP_WAIT_MS 5000
+/* Waiting for a child to come up: longer than it looks for us, so that its own failure is logged. */
+#define MP_UP_WAIT_MS (2 * MP_WAIT_MS)
 #define MP_PARENT_NODE 1u
 #define MP_CHILD_NODE 2u
 
@@ -39,24 +41,24 @@ static int role_client(int sock, const char *arg)
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);              /* our instance is up */
 	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);  /* the server is posted */
-	PROC_CHECK(PXIMC_findWindows(iface, 1, &wid, &actual) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_findWindows(iface, 1, &wid, &actual), PXIMC_SUCCESS);
 	PROC_CHECK(actual == 1 && wid == 1587);
-	PROC_CHECK(PXIMC_queryWindowInformation(iface, wid, PXIMC_U8_WINDOW_DATA, sizeof(data), data,
-						&actual) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_queryWindowInformation(iface, wid, PXIMC_U8_WINDOW_DATA, sizeof(data), data,
+						&actual), PXIMC_SUCCESS);
 	PROC_CHECK(actual == 23 && !memcmp(data, "System 1 Server Process", 23));
-	PROC_CHECK(PXIMC_requestWindowLogicalAsClient(iface, PXT_PROTO, 0x1000, 0x400, 0x1000, 0x400,
-						      wid, &session) == PXIMC_SUCCESS);
-	PROC_CHECK(PXIMC_waitForConnection(session, 0, &remote, &remote_size, &local,
-					   &local_size) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_requestWindowLogicalAsClient(iface, PXT_PROTO, 0x1000, 0x400, 0x1000, 0x400,
+						      wid, &session), PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_waitForConnection(session, 0, &remote, &remote_size, &local,
+					   &local_size), PXIMC_SUCCESS);
 	PROC_CHECK(remote_size == 0x1000 && local_size == 0x1000);
 	memset(remote, 0xc1, 0x1000);
-	PROC_CHECK(PXIMC_assertEvent(session) == PXIMC_SUCCESS);
-	PROC_CHECK(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_assertEvent(session), PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
 	PROC_CHECK(reason == PXIMC_EVENT_ASSERTED);
 	for (size_t i = 0; i < 0x1000; i++)
 		PROC_CHECK(((uint8_t *)local)[i] == 0x5e);
-	PROC_CHECK(PXIMC_closeWindow(session) == PXIMC_SUCCESS);
-	PROC_CHECK(PXIMC_cleanup() == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_closeWindow(session), PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_cleanup(), PXIMC_SUCCESS);
 	return 0;
 }
 
@@ -72,14 +74,14 @@ static int role_peer(int sock, const char *arg)
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 1) == 0);
 	PROC_CHECK(proc_expect(sock, 2, MP_WAIT_MS) == 0);
-	PROC_CHECK(PXIMC_requestWindowLogicalAsPeer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 0, NULL,
-						    0, &session) == PXIMC_SUCCESS);
-	PROC_CHECK(PXIMC_waitForConnection(session, MP_WAIT_MS, &remote, &remote_size, &local,
-					   &local_size) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_requestWindowLogicalAsPeer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 0, NULL,
+						    0, &session), PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_waitForConnection(session, MP_WAIT_MS, &remote, &remote_size, &local,
+					   &local_size), PXIMC_SUCCESS);
 	*(volatile uint32_t *)remote = 0xfeed;
-	PROC_CHECK(PXIMC_assertEvent(session) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_assertEvent(session), PXIMC_SUCCESS);
 	PROC_CHECK(proc_expect(sock, 3, MP_WAIT_MS) == 0);  /* the parent saw it */
-	PROC_CHECK(PXIMC_closeWindow(session) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_closeWindow(session), PXIMC_SUCCESS);
 	return 0;
 }
 
@@ -97,13 +99,13 @@ static int role_targeted(int sock, const char *arg)
 	PROC_CHECK(PXIMC_requestWindowLogicalAsClient(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0,
 						      (uint32_t)atoi(arg), &session) ==
 		   PXIMC_SUCCESS);
-	PROC_CHECK(PXIMC_waitForConnection(session, 0, &remote, &remote_size, &local,
-					   &local_size) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_waitForConnection(session, 0, &remote, &remote_size, &local,
+					   &local_size), PXIMC_SUCCESS);
 	*(volatile uint32_t *)remote = (uint32_t)atoi(arg);
 	PROC_CHECK(proc_send(sock, 2) == 0);
 	/* Hold the session until the parent is done (or kills us). */
 	PROC_CHECK(proc_expect(sock, 3, MP_WAIT_MS) == 0);
-	PROC_CHECK(PXIMC_closeWindow(session) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_closeWindow(session), PXIMC_SUCCESS);
 	return 0;
 }
 
@@ -119,23 +121,23 @@ static int role_link(int sock, const char *arg)
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);
 	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);
-	PROC_CHECK(PXIMC_requestWindowLogicalAsClient(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 1587,
-						      &session) == PXIMC_SUCCESS);
-	PROC_CHECK(PXIMC_waitForConnection(session, 0, &remote, &remote_size, &local,
-					   &local_size) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_requestWindowLogicalAsClient(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 1587,
+						      &session), PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_waitForConnection(session, 0, &remote, &remote_size, &local,
+					   &local_size), PXIMC_SUCCESS);
 	PROC_CHECK(proc_send(sock, 2) == 0);
 	/* Our own link goes down: a blocked wait is told. */
-	PROC_CHECK(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
 	PROC_CHECK(reason == PXIMC_EVENT_INTERFACE_DOWN);
-	PROC_CHECK(PXIMC_assertEvent(session) == PXIMC_INTERFACE_DOWN);
+	PROC_CHECK_EQ(PXIMC_assertEvent(session), PXIMC_INTERFACE_DOWN);
 	PROC_CHECK(proc_send(sock, 3) == 0);
 	/* Back up: events flow again. */
-	PROC_CHECK(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
 	PROC_CHECK(reason == PXIMC_EVENT_ASSERTED);
 	*(volatile uint32_t *)remote = 0xbacc;
-	PROC_CHECK(PXIMC_assertEvent(session) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_assertEvent(session), PXIMC_SUCCESS);
 	PROC_CHECK(proc_expect(sock, 4, MP_WAIT_MS) == 0);
-	PROC_CHECK(PXIMC_closeWindow(session) == PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_closeWindow(session), PXIMC_SUCCESS);
 	return 0;
 }
 
@@ -189,7 +191,7 @@ static void test_server_and_client_processes_exchange_data(void **state)
 	(void)state;
 	skip_unless_sessions();
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "client", NULL), 0);
-	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
+	assert_int_equal(proc_expect(child.sock, 100, MP_UP_WAIT_MS), 0);
 	iface = pxt_interface_to(MP_CHILD_NODE);
 	assert_true(iface != 0);
 	/* Server: local 0x400..0x2000; the client's 0x1000 decides. */
@@ -254,7 +256,7 @@ static void test_uid_targeting_and_partner_killed_while_paired(void **state)
 	(void)state;
 	skip_unless_sessions();
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "targeted", "12"), 0);
-	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
+	assert_int_equal(proc_expect(child.sock, 100, MP_UP_WAIT_MS), 0);
 	iface = pxt_interface_to(MP_CHILD_NODE);
 	assert_true(iface != 0);
 	assert_px(PXIMC_requestWindowLogicalAsServer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 11, NULL,
@@ -314,7 +316,7 @@ static void test_link_down_is_interface_down_on_both_sides(void **state)
 	skip_unless_sessions();
 	assert_int_equal(xrma_ctx_open(&attr, &ctx), 0);
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "link", NULL), 0);
-	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
+	assert_int_equal(proc_expect(child.sock, 100, MP_UP_WAIT_MS), 0);
 	iface = pxt_interface_to(MP_CHILD_NODE);
 	assert_true(iface != 0);
 	assert_px(PXIMC_requestWindowLogicalAsServer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 1587,
@@ -368,7 +370,7 @@ static void test_without_mapping_windows_are_refused(void **state)
 	if (proc_provider_caps() & XRMA_CAP_MAP)
 		skip();
 	assert_int_equal(proc_spawn(&child, fabric, MP_CHILD_NODE, "bare", NULL), 0);
-	assert_int_equal(proc_expect(child.sock, 100, MP_WAIT_MS), 0);
+	assert_int_equal(proc_expect(child.sock, 100, MP_UP_WAIT_MS), 0);
 	iface = pxt_interface_to(MP_CHILD_NODE);
 	assert_true(iface != 0);
 	assert_px(PXIMC_queryInterfaceInformation(iface, PXIMC_U32_INTERFACE_STATE, 4, &state_now,

@@ -48,23 +48,23 @@ static int owner_main(int sock, const char *arg)
 
 	(void)arg;
 	SCIOpen(&sd, 0, &err);
-	PROC_CHECK(err == SCI_ERR_OK);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	SCICreateSegment(sd, &seg, SEG_ID, SEG_SIZE, NULL, NULL, 0, &err);
-	PROC_CHECK(err == SCI_ERR_OK);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	SCIPrepareSegment(seg, 0, 0, &err);
 	SCISetSegmentAvailable(seg, 0, 0, &err);
-	PROC_CHECK(err == SCI_ERR_OK);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	SCICreateInterrupt(sd, &intr, 0, &no, NULL, NULL, 0, &err);
-	PROC_CHECK(err == SCI_ERR_OK);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	PROC_CHECK(proc_send(sock, no) == 0);
 	SCIWaitForInterrupt(intr, 10000, 0, &err);
-	PROC_CHECK(err == SCI_ERR_OK);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	PROC_CHECK(proc_send(sock, READY) == 0);
 	PROC_CHECK(proc_recv(sock, &v, 10000) == 0);
 	SCIRemoveInterrupt(intr, 0, &err);
 	SCISetSegmentUnavailable(seg, 0, SCI_FLAG_FORCE_DISCONNECT, &err);
 	SCIRemoveSegment(seg, 0, &err);
-	PROC_CHECK(err == SCI_ERR_OK);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	SCIClose(sd, 0, &err);
 	return err == SCI_ERR_OK ? 0 : 1;
 }
@@ -84,23 +84,23 @@ static int peer_main(int sock, const char *arg)
 	sci_error_t err;
 
 	SCIOpen(&sd, 0, &err);
-	PROC_CHECK(err == SCI_ERR_OK);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	if (arg && strstr(arg, "one")) {
 		SCIConnectSegment(sd, &r, OWNER_NODE, SEG_ID, 0, NULL, NULL, 5000, 0, &err);
-		PROC_CHECK(err == SCI_ERR_CONNECTION_REFUSED);
+		PROC_CHECK_EQ(err, SCI_ERR_CONNECTION_REFUSED);
 		PROC_CHECK(proc_send(sock, REFUSED) == 0);
 		PROC_CHECK(proc_expect(sock, GO, 10000) == 0);
 	}
 	SCIConnectSegment(sd, &r, OWNER_NODE, SEG_ID, 0, NULL, NULL, 5000, 0, &err);
-	PROC_CHECK(err == SCI_ERR_OK);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	if (!arg || !strstr(arg, "nomap")) {
 		p = SCIMapRemoteSegment(r, &map, 0, 4096, NULL, 0, &err);
-		PROC_CHECK(err == SCI_ERR_OK);
+		PROC_CHECK_EQ(err, SCI_ERR_OK);
 		PROC_CHECK(p[0] == 0xabcd1234u);
 		SCIUnmapSegment(map, 0, &err);
 	}
 	SCIDisconnectSegment(r, 0, &err);
-	PROC_CHECK(err == SCI_ERR_OK);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	SCIClose(sd, 0, &err);
 	PROC_CHECK(proc_send(sock, READY) == 0);
 	return 0;
@@ -123,14 +123,14 @@ static int evowner_main(int sock, const char *arg)
 	sci_error_t err;
 
 	SCIOpen(&sd, 0, &err);
-	PROC_CHECK(err == SCI_ERR_OK);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	for (unsigned int i = 0; i < rounds; i++) {
 		SCICreateSegment(sd, &seg, EV_SEG_ID + i, 65536, NULL, NULL, 0, &err);
-		PROC_CHECK(err == SCI_ERR_OK);
+		PROC_CHECK_EQ(err, SCI_ERR_OK);
 		SCIPrepareSegment(seg, 0, 0, &err);
-		PROC_CHECK(err == SCI_ERR_OK);
+		PROC_CHECK_EQ(err, SCI_ERR_OK);
 		SCISetSegmentAvailable(seg, 0, 0, &err);
-		PROC_CHECK(err == SCI_ERR_OK);
+		PROC_CHECK_EQ(err, SCI_ERR_OK);
 		PROC_CHECK(proc_send(sock, READY) == 0);
 		if (on_go) {
 			PROC_CHECK(proc_expect(sock, GO, 10000) == 0);
@@ -140,13 +140,13 @@ static int evowner_main(int sock, const char *arg)
 		}
 		SCISetSegmentUnavailable(seg, 0, notify ? SCI_FLAG_NOTIFY : SCI_FLAG_FORCE_DISCONNECT,
 					 &err);
-		PROC_CHECK(err == SCI_ERR_OK);
+		PROC_CHECK_EQ(err, SCI_ERR_OK);
 		PROC_CHECK(proc_expect(sock, DONE, 10000) == 0);
 		SCIRemoveSegment(seg, 0, &err);
-		PROC_CHECK(err == SCI_ERR_OK);
+		PROC_CHECK_EQ(err, SCI_ERR_OK);
 	}
 	SCIClose(sd, 0, &err);
-	PROC_CHECK(err == SCI_ERR_OK);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	return 0;
 }
 
