@@ -4,12 +4,14 @@
  *
  * Some exported memory is read or written by peers at any time and ordered by a protocol
  * of its own (the SCIF window table's sequence lock, its completion slots, the sequence
- * box). Where peers share the mapping, they are other processes. Where the provider moves
- * the bytes itself (ofi: libfabric copies to and from the registered buffer in its progress
- * thread, as a DMA engine would), ThreadSanitizer sees that copy as a plain access by
- * another thread of this process, racing with our atomics. Our own side of such memory is
- * left out of its view between XRMA_PEER_SHARED_BEGIN and _END; nothing else in the process
- * may touch that memory, so no race it could find there is lost. Elsewhere they are empty.
+ * box), or by a message between processes. Where peers share the mapping, they are other
+ * processes. Where a provider moves the bytes itself (ofi: libfabric copies to and from
+ * the registered buffer in its progress thread, as a DMA engine would; pximc: a segment's
+ * contents moved into the window when an importer pairs), ThreadSanitizer sees that copy
+ * as a plain access by another thread of this process, racing with our atomics or with
+ * the owner's stores that the protocol orders. Such code is left out of its view between
+ * XRMA_PEER_SHARED_BEGIN and _END, and so are the tests' checks of memory peers wrote
+ * (tests/helpers/fixture.h). Elsewhere they are empty.
  */
 #ifndef XRMA_CORE_PEER_SHARED_H
 #define XRMA_CORE_PEER_SHARED_H

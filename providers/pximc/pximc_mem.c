@@ -12,6 +12,7 @@
  * the first lets go. docs/porting.md lists the consequences.
  */
 #include "providers/pximc/pximc.h"
+#include "core/peer_shared.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -256,9 +257,14 @@ static int pxp_mem_move(struct pxp_mem *m, void *window, uint64_t window_len)
 	snap = malloc(m->map_len);
 	if (!snap)
 		return -XRMA_ENOMEM;
-	/* Word by word, atomically: the owner's threads may be storing (as atomics, SCIF). */
+	/*
+	 * Word by word, atomically: the owner's threads may be storing (as atomics, SCIF),
+	 * and plain stores are ordered by the owner's protocol with its importer, not by us.
+	 */
+	XRMA_PEER_SHARED_BEGIN();
 	for (size_t i = 0; i < m->map_len / sizeof(uint64_t); i++)
 		snap[i] = __atomic_load_n((uint64_t *)(void *)m->addr + i, __ATOMIC_RELAXED);
+	XRMA_PEER_SHARED_END();
 	memcpy(window, snap, m->map_len);
 	ret = pxp_mem_move_aliases(m, window);
 	/* old_size 0: a second view of the same shared pages. */
@@ -272,8 +278,11 @@ static int pxp_mem_move(struct pxp_mem *m, void *window, uint64_t window_len)
 			   "segment");
 		ret = -XRMA_ENOTSUP;
 	}
-	if (!ret)
+	if (!ret) {
+		XRMA_PEER_SHARED_BEGIN();
 		pxp_mem_catch_up(window, old, snap, m->map_len);
+		XRMA_PEER_SHARED_END();
+	}
 	if (old != MAP_FAILED)
 		munmap(old, m->map_len);
 	free(snap);
