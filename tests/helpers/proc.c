@@ -282,9 +282,26 @@ int proc_expect(int sock, uint64_t want, int timeout_ms)
 	return 0;
 }
 
-const char *proc_error_detail(void)
+/* A code as a log shows it: in hex as well where the API's codes are (SISCI, PXImc). */
+static void code_text(char *buf, size_t size, long long v)
 {
-	return xrma_error_detail();
+	if (v > 9)
+		snprintf(buf, size, "%lld (0x%llx)", v, (unsigned long long)v);
+	else
+		snprintf(buf, size, "%lld", v);
+}
+
+int proc_check_mismatch(const char *file, int line, const char *what, long long got,
+			const char *want_text, long long want)
+{
+	const char *detail = xrma_error_detail();
+	char got_s[48], want_s[48];
+
+	code_text(got_s, sizeof(got_s), got);
+	code_text(want_s, sizeof(want_s), want);
+	fprintf(stderr, "%s:%d: child check failed: %s is %s, expected %s = %s%s%s\n", file,
+		line, what, got_s, want_text, want_s, *detail ? ": " : "", detail);
+	return line & 0x7f ? line & 0x7f : 1;
 }
 
 bool proc_provider_info(struct xrma_provider_info *info)

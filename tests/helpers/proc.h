@@ -55,35 +55,25 @@ struct proc {
 	} while (0)
 
 /*
- * Child-side check that an API's error code is the expected one: prints both
- * (and the library's error detail), so a failure in a log says what came back.
+ * Child-side checks that an API's return or error code is the expected one:
+ * PROC_CHECK_EQ for codes compared as they are (sci_error_t, tPXIMC_Status),
+ * PROC_CHECK_RC for xrma calls against a non-negated XRMA_E* or 0. A mismatch
+ * prints both codes and the library's error detail, so a log says what came back.
  */
-#define PROC_CHECK_EQ(actual, expected)                                                \
+#define PROC_CHECK_EQ(actual, expected) PROC_CHECK_CODE_(actual, (long long)(expected), #expected)
+#define PROC_CHECK_RC(call, expected) PROC_CHECK_CODE_(call, -(long long)(expected), #expected)
+
+#define PROC_CHECK_CODE_(actual, want, want_text)                                      \
 	do {                                                                           \
-		long long proc_got_ = (long long)(actual);                             \
-		long long proc_want_ = (long long)(expected);                          \
-		if (proc_got_ != proc_want_) {                                         \
-			fprintf(stderr, "%s:%d: child check failed: %s is 0x%llx, expected %s (0x%llx)%s%s\n", \
-				__FILE__, __LINE__, #actual, proc_got_, #expected,     \
-				proc_want_, *proc_error_detail() ? ": " : "",          \
-				proc_error_detail());                                  \
-			return __LINE__ & 0x7f ? __LINE__ & 0x7f : 1;                  \
-		}                                                                      \
+		long long proc_got_ = (long long)(actual), proc_want_ = (want);        \
+		if (proc_got_ != proc_want_)                                           \
+			return proc_check_mismatch(__FILE__, __LINE__, #actual, proc_got_, \
+						   want_text, proc_want_);            \
 	} while (0)
 
-/* The library's error detail for this thread ("" when none): for failure messages. */
-const char *proc_error_detail(void);
-
-/* Child-side check of an xrma return code against an expected (non-negated) XRMA_E* or 0. */
-#define PROC_CHECK_RC(call, expected)                                                  \
-	do {                                                                           \
-		long proc_rc_ = (long)(call);                                          \
-		if (proc_rc_ != -(long)(expected)) {                                   \
-			fprintf(stderr, "%s:%d: %s returned %ld, expected %ld\n",       \
-				__FILE__, __LINE__, #call, proc_rc_, -(long)(expected)); \
-			return __LINE__ & 0x7f ? __LINE__ & 0x7f : 1;                  \
-		}                                                                      \
-	} while (0)
+/* Print a failed PROC_CHECK_EQ / _RC; the role's failure code for line. */
+int proc_check_mismatch(const char *file, int line, const char *what, long long got,
+			const char *want_text, long long want);
 
 /*
  * In main(): if argv names a child role, run it and return true with its exit
