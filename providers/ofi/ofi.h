@@ -421,6 +421,12 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 int ofi_rma_progress(void *state);
 /* A transfer's completion (from ofi_cq_poll): status 0 or a negative XRMA_E*. */
 void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status);
+/*
+ * One operation is about to be posted on a separate rma_ep (on), or its post
+ * failed or it completed (off): the progress thread polls rma_cq while any is
+ * in flight, and the owner's SERVE is repeated while any to served is.
+ */
+void ofi_rma_inflight(struct ofi_ep *ep, struct ofi_peer *served, bool on);
 /* The owner's incarnation is gone: asynchronous transfers to it report XRMA_ELOST now. */
 void ofi_rma_owner_lost_locked(struct ofi_ep *ep, const struct xrma_prov_addr *owner);
 /* At close, after the endpoint: free asynchronous records whose chunks never completed. */

@@ -586,10 +586,11 @@ static void serve_poll(struct ofi_ep *ep)
 		fi_cq_readerr(ep->serve_cq, &err, 0);
 }
 
-/* Whether a peer's SERVE still has the target endpoint polled. */
-static bool serving(struct ofi_ep *ep, uint64_t now)
+/* Whether a peer's SERVE still has the target endpoint polled (the clock is read only if any). */
+static bool serving(struct ofi_ep *ep)
 {
-	return ep->serve_ep && now < atomic_load_explicit(&ep->serve_until_ns, memory_order_relaxed);
+	return ep->serve_ep &&
+	       ofi_now_ns() < atomic_load_explicit(&ep->serve_until_ns, memory_order_relaxed);
 }
 
 /* ------------------------------------------------------------------ receiving */
@@ -703,11 +704,7 @@ static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err)
 		break;
 	case OFI_OP_RMA:
 		if (!((struct ofi_rma_wait *)op)->on_control) {
-			struct ofi_peer *served = ((struct ofi_rma_wait *)op)->served;
-
-			atomic_fetch_sub_explicit(&ep->rma_inflight, 1, memory_order_relaxed);
-			if (served)
-				atomic_fetch_sub_explicit(&served->rma_inflight, 1, memory_order_relaxed);
+			ofi_rma_inflight(ep, ((struct ofi_rma_wait *)op)->served, false);
 			atomic_store_explicit(&ep->rma_moved_ns, ofi_now_ns(), memory_order_relaxed);
 		}
 		ofi_rma_complete(ep, (struct ofi_rma_wait *)op, err);
@@ -877,8 +874,7 @@ static void *progress_main(void *arg)
 		bool queued, asking;
 		int n = 0;
 
-		now = ofi_now_ns();
-		served = serving(ep, now);
+		served = serving(ep);
 		/*
 		 * Never wait for a lock: whoever holds it dispatches what it reads, in
 		 * order. Peers' transfers are served under the same lock, so whoever

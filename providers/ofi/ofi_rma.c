@@ -259,14 +259,11 @@ static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, boo
 }
 
 /*
- * One operation is about to be posted on rma_ep (on), or its post failed
- * (off): the progress thread polls a separate rma_cq while any is in flight.
- * Its completion takes the count back down (complete_one). A post counts
- * itself before it looks whether the thread sleeps, and the thread announces
- * its sleep before it looks at the count one last time (progress_main), so
- * one of the two sees the other.
+ * A post counts itself before it looks whether the thread sleeps, and the
+ * thread announces its sleep before it looks at the count one last time
+ * (progress_main), so one of the two sees the other.
  */
-static void rma_inflight(struct ofi_ep *ep, struct ofi_peer *served, bool on)
+void ofi_rma_inflight(struct ofi_ep *ep, struct ofi_peer *served, bool on)
 {
 	atomic_fetch_add_explicit(&ep->rma_inflight, on ? 1 : -1, memory_order_relaxed);
 	if (served)
@@ -304,7 +301,7 @@ static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
 {
 	uint64_t since = 0;
 
-	rma_inflight(ep, served, true);
+	ofi_rma_inflight(ep, served, true);
 	for (unsigned int tries = 1;; tries++) {
 		ssize_t ret = op == XRMA_RMA_WRITE
 				      ? fi_writemsg(ep->rma_ep, msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
@@ -316,7 +313,7 @@ static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
 		gave_up = ret == -FI_EAGAIN ? post_retry(ep, owner, false, tries, &since)
 					    : ofi_error((int)ret);
 		if (gave_up) {
-			rma_inflight(ep, served, false);
+			ofi_rma_inflight(ep, served, false);
 			return gave_up;
 		}
 	}
@@ -620,7 +617,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 		/* Never posted again (it may have taken effect): give libfabric its chance first. */
 		if (dest.reconnect)
 			poll_after_departure(ep);
-		rma_inflight(ep, NULL, true);
+		ofi_rma_inflight(ep, NULL, true);
 	}
 	atomic_store(&x->w.pending, 1);
 	for (unsigned int tries = 1;; tries++) {
@@ -639,7 +636,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	}
 	if (sret) {
 		if (!x->w.on_control)
-			rma_inflight(ep, NULL, false);
+			ofi_rma_inflight(ep, NULL, false);
 		wait_free(x);
 		return gave_up ? gave_up : transfer_status(ofi_error((int)sret));
 	}
