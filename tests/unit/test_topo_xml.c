@@ -6,6 +6,12 @@
  * ids and locality, the adapter a context chooses by default and by name, PCI
  * address or index, the DMA and service threads bound near the NTB, and SISCI's
  * adapter queries answering with the NTB's PCI facts.
+ *
+ * The file is a two-socket machine: PU 0 and NUMA node 0 in package 0 with
+ * the Dolphin card and the NIC, PU 1 and NUMA node 1 in package 1 with an
+ * Intel Xeon Scalable NTB (8086:201c); PU numbers match a 2-CPU VM. It holds
+ * no XML comment: hwloc built without libxml2 (no libhwloc-plugins) parses
+ * with a minimal reader that refuses them.
  */
 #include <stdio.h>
 #include <stdlib.h>
