@@ -35,6 +35,7 @@ void bench_parse(int argc, char **argv, struct bench_opts *opts, const char *usa
 		{ "csv", no_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "only", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *env = getenv("XRMA_BENCH_FORMAT");
@@ -58,6 +59,13 @@ void bench_parse(int argc, char **argv, struct bench_opts *opts, const char *usa
 		case 'c':
 			opts->csv = true;
 			break;
+		case 'o':
+			if (!opts->selectable) {
+				fprintf(stderr, "%s: this program's tables cannot be selected (--only)\n", argv[0]);
+				exit(2);
+			}
+			opts->only = optarg;
+			break;
 		case 'f':
 			if (bench_set_format(opts, optarg))
 				break;
@@ -66,8 +74,8 @@ void bench_parse(int argc, char **argv, struct bench_opts *opts, const char *usa
 		case 'h':
 		default:
 			fprintf(opt == 'h' ? stdout : stderr,
-				"usage: %s [-i iterations] [-r repetitions] [-s max_bytes] [--csv | --format=csv|text]\n%s",
-				argv[0], usage_extra ? usage_extra : "");
+				"usage: %s [-i iterations] [-r repetitions] [-s max_bytes] [--csv | --format=csv|text]%s\n%s",
+				argv[0], opts->selectable ? " [--only=TEXT]" : "", usage_extra ? usage_extra : "");
 			exit(opt == 'h' ? 0 : 2);
 		}
 	}
@@ -75,6 +83,11 @@ void bench_parse(int argc, char **argv, struct bench_opts *opts, const char *usa
 		fprintf(stderr, "%s: iterations, repetitions and sizes must be positive\n", argv[0]);
 		exit(2);
 	}
+}
+
+bool bench_selected(const struct bench_opts *opts, const char *name)
+{
+	return !opts->only || strstr(name, opts->only);
 }
 
 uint64_t bench_now_ns(void)

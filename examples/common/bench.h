@@ -19,6 +19,8 @@ struct bench_opts {
 	int repetitions;       /* repetitions; median and minimum are reported */
 	bool csv;              /* rows in the CSV format below instead of a text table */
 	size_t max_size;
+	bool selectable;       /* set before bench_parse: the program honours --only */
+	const char *only;      /* --only=TEXT: run the tables whose name holds TEXT (NULL: all) */
 };
 
 /*
@@ -34,10 +36,17 @@ struct bench_opts {
 	"worst_ns,mbps,baseline,baseline_median_ns,baseline_best_ns,time_ratio"
 
 /*
- * Parse -i N, -r N, -s BYTES, --csv, --format=csv|text, -h; exits on -h or a
- * bad option. XRMA_BENCH_FORMAT=csv in the environment selects CSV as well.
+ * Parse -i N, -r N, -s BYTES, --csv, --format=csv|text, -h, and --only=TEXT
+ * where the program set selectable; exits on -h or a bad option.
+ * XRMA_BENCH_FORMAT=csv in the environment selects CSV as well.
  */
 void bench_parse(int argc, char **argv, struct bench_opts *opts, const char *usage_extra);
+
+/*
+ * Whether the table called name is to run: always, unless --only named a text
+ * the name does not hold (a profile of one mode needs the others out of it).
+ */
+bool bench_selected(const struct bench_opts *opts, const char *name);
 
 /* Apply XRMA_BENCH_FORMAT, or a --format value (false if neither csv nor text). */
 bool bench_set_format(struct bench_opts *opts, const char *format);

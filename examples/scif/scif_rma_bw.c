@@ -135,7 +135,8 @@ static void rma_verify(struct rma *r)
 
 int main(int argc, char **argv)
 {
-	struct bench_opts opts = { .iterations = 200, .repetitions = 5, .max_size = 1 << 20 };
+	struct bench_opts opts = { .iterations = 200, .repetitions = 5, .max_size = 1 << 20,
+				   .selectable = true };
 	struct scif_bench b;
 	struct bench_fabric_link raw = { 0 };
 	struct rma r;
@@ -143,7 +144,9 @@ int main(int argc, char **argv)
 	bool ofi;
 
 	scif_bench_card_dispatch(argc, argv, "scif_rma_bw");
-	bench_parse(argc, argv, &opts, "  SCIF RMA time per transfer against memcpy\n");
+	bench_parse(argc, argv, &opts,
+		    "  SCIF RMA time per transfer against memcpy (raw libfabric on ofi)\n"
+		    "  --only=TEXT  the tables whose name holds TEXT, e.g. --only='scif_writeto[async'\n");
 	opts.max_size = scif_bench_round(opts.max_size);
 	/* Before any xrma thread: the raw target is a process of its own. */
 	ofi = bench_fabric_ofi_selected(0, 1);
@@ -162,6 +165,8 @@ int main(int argc, char **argv)
 			r.flags = modes[m].flags;
 			r.async = modes[m].async;
 			snprintf(name, sizeof(name), "%s[%s]", op_names[op], modes[m].name);
+			if (!bench_selected(&opts, name))
+				continue;
 			bench_header(&opts, name, scif_bench_setup(&b), "scif_us",
 				     ofi ? (op == OP_READFROM || op == OP_VREADFROM ? "fi_read_us" : "fi_write_us")
 					 : "memcpy_us");
