@@ -16,6 +16,8 @@
 #define ENGINE_ACTIVE_MAX 1024
 /* Completion reads a driving waiter makes before it blocks (each may be a system call). */
 #define ENGINE_DRIVE_ROUNDS 1000
+/* Transfers in flight past which a poster reads completions itself (reap_after_post). */
+#define ENGINE_REAP_DEPTH 16
 
 void xrma_engine_init(struct xrma_engine *engine)
 {
@@ -211,9 +213,33 @@ bool xrma_engine_can_drive(const struct xrma_core_ctx *ctx)
 	return ctx->prov->ops->rma_post && ctx->prov->ops->rma_progress;
 }
 
+static bool retire_ready(struct xrma_engine *engine);
+
+/*
+ * One read of the completions by a thread that just posted: a stream of
+ * asynchronous posts then retires what finished in the poster's thread, as a
+ * program driving libfabric itself would, instead of handing each completion
+ * to the provider's thread and the engine's (two wake-ups, and locks the
+ * poster's next post contends for).
+ */
+static void reap_after_post(struct xrma_core_ctx *ctx)
+{
+	struct xrma_engine *engine = &ctx->engine;
+
+	atomic_fetch_add(&engine->drivers, 1);
+	if (ctx->prov->ops->rma_driving)
+		ctx->prov->ops->rma_driving(ctx->prov_state, true);
+	ctx->prov->ops->rma_progress(ctx->prov_state);
+	if (ctx->prov->ops->rma_driving)
+		ctx->prov->ops->rma_driving(ctx->prov_state, false);
+	atomic_fetch_sub(&engine->drivers, 1);
+	retire_ready(engine);
+}
+
 int xrma_engine_post_direct(struct xrma_core_ctx *ctx, struct xrma_rma_job *job)
 {
 	struct xrma_engine *engine = &ctx->engine;
+	bool reap;
 	int ret;
 
 	if (!xrma_engine_can_drive(ctx))
@@ -227,9 +253,13 @@ int xrma_engine_post_direct(struct xrma_core_ctx *ctx, struct xrma_rma_job *job)
 		activate_locked(engine, job);
 		ret = 1;
 	}
+	reap = ret == 1 && engine->active >= ENGINE_REAP_DEPTH;
 	xrma_unlock(&engine->lock);
-	if (ret == 1)
+	if (ret == 1) {
 		xrma_core_dmaq_job_post(job);
+		if (reap)
+			reap_after_post(ctx);
+	}
 	return ret;
 }
 

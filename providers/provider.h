@@ -141,7 +141,9 @@ struct xrma_provider_ops {
 	 * handled (0 when none, or when another thread is reading them now). With
 	 * it the core posts from the caller's thread and lets a waiting caller
 	 * drive its transfers to their end instead of sleeping until another
-	 * thread reports them.
+	 * thread reports them. A caller that posts while many transfers are in
+	 * flight reads them once after its post, between rma_driving pairs, so
+	 * a stream of posts retires its completions in its own thread.
 	 */
 	int (*rma_progress)(void *state);
 

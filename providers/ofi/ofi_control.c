@@ -774,6 +774,8 @@ void ofi_drive(void *state, bool on)
 {
 	struct ofi_ep *ep = state;
 
+	if (!on)
+		atomic_store_explicit(&ep->driven_ns, ofi_now_ns(), memory_order_relaxed);
 	atomic_fetch_add_explicit(&ep->driving, on ? 1 : -1, memory_order_relaxed);
 }
 
@@ -865,7 +867,9 @@ static void *progress_main(void *arg)
 	uint64_t spin_until = 0, window = ep->progress_spin_ns, slept_at = 0;
 
 	while (!atomic_load(&ep->stop)) {
-		bool driven = atomic_load_explicit(&ep->driving, memory_order_relaxed) != 0;
+		bool driven = atomic_load_explicit(&ep->driving, memory_order_relaxed) != 0 ||
+			      age_ns(ofi_now_ns(), atomic_load_explicit(&ep->driven_ns, memory_order_relaxed)) <
+				      OFI_DRIVER_GRACE_NS;
 		bool inflight = ep->rma_separate &&
 				atomic_load_explicit(&ep->rma_inflight, memory_order_relaxed) > 0;
 		bool served;

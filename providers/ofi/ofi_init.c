@@ -434,6 +434,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	pthread_mutex_init(&ep->poll_lock, NULL);
 	pthread_mutex_init(&ep->rma_poll_lock, NULL);
 	atomic_init(&ep->driving, 0);
+	atomic_init(&ep->driven_ns, 0);
 	atomic_init(&ep->rma_inflight, 0);
 	atomic_init(&ep->rma_moved_ns, 0);
 	atomic_init(&ep->rma_posts, 0);

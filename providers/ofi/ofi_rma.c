@@ -265,12 +265,21 @@ static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, boo
  */
 void ofi_rma_inflight(struct ofi_ep *ep, struct ofi_peer *served, bool on)
 {
+	uint64_t now;
+
 	atomic_fetch_add_explicit(&ep->rma_inflight, on ? 1 : -1, memory_order_relaxed);
 	if (served)
 		atomic_fetch_add_explicit(&served->rma_inflight, on ? 1 : -1, memory_order_relaxed);
 	if (!on)
 		return;
-	atomic_store_explicit(&ep->rma_moved_ns, ofi_now_ns(), memory_order_relaxed);
+	now = ofi_now_ns();
+	atomic_store_explicit(&ep->rma_moved_ns, now, memory_order_relaxed);
+	/*
+	 * The poster comes back for completions (the core reads them after posts
+	 * while many are in flight, and in its waits); the progress thread leaves
+	 * them to it for OFI_DRIVER_GRACE_NS, then reads them itself.
+	 */
+	atomic_store_explicit(&ep->driven_ns, now, memory_order_relaxed);
 	if (ep->rma_separate) {
 		atomic_fetch_add(&ep->rma_posts, 1);
 		if (atomic_load(&ep->progress_asleep))

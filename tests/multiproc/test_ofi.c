@@ -10,7 +10,8 @@
  * nodes answered within a bound, a second context on a node refused, the
  * exchange again with transfers on the control endpoint (rma_endpoint = shared) and
  * with progress threads that never sleep (progress_wait = busy), transfers far longer
- * than the owner's serve window between a node of each rma_endpoint setting, bad settings refused, a peer
+ * than the owner's serve window between a node of each rma_endpoint setting, a stream of
+ * asynchronous writes completed in order with and without a waiter, bad settings refused, a peer
  * SIGKILLed and one closing in order, one leaving with its context open, a node
  * restarted at the same address and reached at once, and two hosts made of two network
  * namespaces joined by a veth pair (root only; skipped with a message), with a
@@ -53,6 +54,9 @@
 #define SEG_LEN (64 * 1024)
 /* Longer to move than a serve window of 1 ms, even over the loopback. */
 #define LONG_LEN (64 * 1024 * 1024)
+/* A stream of 64 writes of 1 KiB: well past the core's depth for reading after posts (16). */
+#define STREAM_PIECES 64
+#define STREAM_PIECE (SEG_LEN / STREAM_PIECES)
 #define PORT 4000
 
 enum { MSG_READY = 1, MSG_GO, MSG_DONE };
@@ -367,6 +371,28 @@ static int child_long_mover(int sock, const char *arg)
 	return child_report_and_close(sock, ctx, r, local, own);
 }
 
+/* Own SEG_ID + 3 (pattern 5); once told, check the parent streamed pattern 17 into it. */
+static int child_stream_target(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_seg *own;
+	unsigned char *op;
+
+	(void)arg;
+	PROC_CHECK_RC(child_ctx(&ctx), 0);
+	PROC_CHECK_RC(seg_make(ctx, SEG_ID + 3, SEG_LEN, 5, &own), 0);
+	xrma_seg_addr(own, (void **)&op);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK(fixture_pattern_check(op, SEG_LEN, 17, 0) == FIXTURE_MATCH);
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(fixture_wait_importers(own, 0, MP_TIMEOUT_MS), 0);
+	PROC_CHECK_RC(xrma_seg_close(own), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
 /*
  * Import the parent's segment, then leave the process with the context still
  * open, as a SCIF program does (SCIF has no call that closes it).
@@ -645,6 +671,7 @@ static const struct proc_role roles[] = {
 	{ "exporter", child_exporter },
 	{ "leaver", child_leaver },
 	{ "long_mover", child_long_mover },
+	{ "stream_target", child_stream_target },
 	{ "ns_owner", child_ns_owner },
 	{ "ns_user", child_ns_user },
 	{ "ns_sisci_owner", child_ns_sisci_owner },
@@ -1190,6 +1217,68 @@ static void test_transfers_outlast_the_serve_window(void **state)
 	release_child_and_close(x.child, x.ctx, x.seg, x.local);
 }
 
+/* Post piece i of x->local (cookie i) into the child's segment, asynchronously. */
+static void stream_post(struct exchange *x, struct xrma_dmaq *q, size_t i)
+{
+	struct xrma_iov iov = { .seg = x->local, .offset = i * STREAM_PIECE, .len = STREAM_PIECE };
+
+	assert_rc(xrma_dmaq_post(q, XRMA_RMA_WRITE, &iov, 1, x->r, i * STREAM_PIECE, STREAM_PIECE, i,
+				 0), 0);
+}
+
+static void stream_check(const struct xrma_completion *c, size_t i)
+{
+	assert_int_equal(c->status, 0);
+	assert_int_equal(c->cookie, i);   /* completions come in posting order */
+	assert_int_equal(c->len, STREAM_PIECE);
+}
+
+/*
+ * A stream of asynchronous writes, more in flight than the depth past which
+ * the poster reads completions itself: every write lands and completes once,
+ * in order, whether a waiter drives them (first half) or nobody in the
+ * program calls into the library and the provider's thread completes them
+ * (second half).
+ */
+static void test_a_stream_of_posts_completes(void **state)
+{
+	struct xrma_completion c;
+	struct xrma_dmaq *q;
+	struct exchange x;
+	uint64_t deadline;
+	size_t got = 0;
+
+	(void)state;
+	exchange_start("stream_target", NULL, SEG_LEN, SEG_ID + 3, 5, &x);
+	fixture_pattern(x.lp, SEG_LEN, 17, 0);
+	assert_rc(xrma_dmaq_open(x.ctx, STREAM_PIECES, 0, &q), 0);
+	for (size_t i = 0; i < STREAM_PIECES / 2; i++)
+		stream_post(&x, q, i);
+	for (size_t i = 0; i < STREAM_PIECES / 2; i++) {
+		assert_rc(xrma_dmaq_wait(q, &c, MP_TIMEOUT_MS), 0);
+		stream_check(&c, i);
+	}
+	for (size_t i = STREAM_PIECES / 2; i < STREAM_PIECES; i++)
+		stream_post(&x, q, i);
+	deadline = fixture_now_ms() + MP_TIMEOUT_MS;
+	while (got < STREAM_PIECES / 2) {
+		int n = xrma_dmaq_poll(q, &c, 1);   /* reads the queue only: drives nothing */
+
+		assert_true(n >= 0);
+		if (n) {
+			stream_check(&c, STREAM_PIECES / 2 + got++);
+			continue;
+		}
+		assert_true(fixture_now_ms() < deadline);
+		sched_yield();
+	}
+	assert_rc(xrma_dmaq_close(q), 0);
+	assert_rc(xrma_rseg_close(x.r), 0);
+	assert_int_equal(proc_send(x.child->sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(x.child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	release_child_and_close(x.child, x.ctx, x.seg, x.local);
+}
+
 /* A bad [ofi] setting refuses the context with XRMA_ECONFIG and a detail naming it. */
 static void test_bad_settings_refuse_the_context(void **state)
 {
@@ -1231,6 +1320,7 @@ int main(int argc, char **argv)
 		  .test_func = test_transfers_outlast_the_serve_window, .setup_func = test_up_with_setting,
 		  .teardown_func = test_down_with_setting, .initial_state = &short_serve },
 		cmocka_unit_test_setup_teardown(test_bad_settings_refuse_the_context, test_up, test_down),
+		cmocka_unit_test_setup_teardown(test_a_stream_of_posts_completes, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_connection_byte_stream, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_interrupts_as_messages, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_lookups_and_unknown_or_silent_nodes, test_up, test_down),
