@@ -213,7 +213,8 @@ bool xrma_engine_can_drive(const struct xrma_core_ctx *ctx)
 	return ctx->prov->ops->rma_post && ctx->prov->ops->rma_progress;
 }
 
-static bool retire_ready(struct xrma_engine *engine);
+static bool drive_rounds(struct xrma_core_ctx *ctx, int rounds, const atomic_size_t *progress,
+			 size_t seen);
 
 /*
  * One read of the completions by a thread that just posted: a stream of
@@ -224,16 +225,7 @@ static bool retire_ready(struct xrma_engine *engine);
  */
 static void reap_after_post(struct xrma_core_ctx *ctx)
 {
-	struct xrma_engine *engine = &ctx->engine;
-
-	atomic_fetch_add(&engine->drivers, 1);
-	if (ctx->prov->ops->rma_driving)
-		ctx->prov->ops->rma_driving(ctx->prov_state, true);
-	ctx->prov->ops->rma_progress(ctx->prov_state);
-	if (ctx->prov->ops->rma_driving)
-		ctx->prov->ops->rma_driving(ctx->prov_state, false);
-	atomic_fetch_sub(&engine->drivers, 1);
-	retire_ready(engine);
+	drive_rounds(ctx, 1, NULL, 0);
 }
 
 int xrma_engine_post_direct(struct xrma_core_ctx *ctx, struct xrma_rma_job *job)
@@ -288,7 +280,13 @@ static bool retire_ready(struct xrma_engine *engine)
 	return any;
 }
 
-bool xrma_engine_drive(struct xrma_core_ctx *ctx, const atomic_size_t *progress, size_t seen)
+/*
+ * Read the provider's completions from this thread for up to rounds reads, or
+ * until *progress moves from seen (progress NULL: every round), reporting what
+ * finished; true if progress moved.
+ */
+static bool drive_rounds(struct xrma_core_ctx *ctx, int rounds, const atomic_size_t *progress,
+			 size_t seen)
 {
 	struct xrma_engine *engine = &ctx->engine;
 	size_t finished_seen = atomic_load(&engine->finished);
@@ -297,21 +295,26 @@ bool xrma_engine_drive(struct xrma_core_ctx *ctx, const atomic_size_t *progress,
 	atomic_fetch_add(&engine->drivers, 1);
 	if (ctx->prov->ops->rma_driving)
 		ctx->prov->ops->rma_driving(ctx->prov_state, true);
-	for (int round = 0; round < ENGINE_DRIVE_ROUNDS && !moved; round++) {
+	for (int round = 0; round < rounds && !moved; round++) {
 		ctx->prov->ops->rma_progress(ctx->prov_state);
 		/* Completions read here or by the provider's own thread: no wake-up is sent now. */
 		if (atomic_load(&engine->finished) != finished_seen) {
 			finished_seen = atomic_load(&engine->finished);
 			retire_ready(engine);
 		}
-		moved = atomic_load_explicit(progress, memory_order_acquire) != seen;
+		moved = progress && atomic_load_explicit(progress, memory_order_acquire) != seen;
 	}
 	if (ctx->prov->ops->rma_driving)
 		ctx->prov->ops->rma_driving(ctx->prov_state, false);
 	atomic_fetch_sub(&engine->drivers, 1);
 	/* What finished while we drove and nobody reported is ours to report. */
 	retire_ready(engine);
-	return moved || atomic_load_explicit(progress, memory_order_acquire) != seen;
+	return moved || (progress && atomic_load_explicit(progress, memory_order_acquire) != seen);
+}
+
+bool xrma_engine_drive(struct xrma_core_ctx *ctx, const atomic_size_t *progress, size_t seen)
+{
+	return drive_rounds(ctx, ENGINE_DRIVE_ROUNDS, progress, seen);
 }
 
 void xrma_engine_job_done(struct xrma_engine *engine, struct xrma_rma_job *job, int status)

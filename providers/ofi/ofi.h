@@ -309,7 +309,7 @@ struct ofi_ep {
 	int epfd;                            /* fixed: the progress thread's epoll */
 	pthread_mutex_t poll_lock;           /* one reader of the CQ at a time: keeps order */
 	atomic_int driving;                  /* threads other than ours reading rma_cq now */
-	_Atomic uint64_t driven_ns;          /* when such a thread last stopped reading it */
+	_Atomic uint64_t driven_ns;          /* when such a thread last read rma_cq or posted */
 	pthread_mutex_t rma_poll_lock;       /* one reader of a separate rma_cq at a time */
 	atomic_int rma_inflight;             /* transfer chunks and atomics not completed */
 	_Atomic uint64_t rma_moved_ns;       /* the last post or completion on rma_ep */
@@ -376,7 +376,7 @@ void ofi_drive(void *state, bool on);
  * synchronous ones, which are posted again if cancelled (ofi_rma.c).
  */
 #define OFI_DEPARTED_POLL_NS 50000000ull
-/* How long after a caller last read rma_cq the progress thread still leaves it to that caller. */
+/* How long after a caller last read rma_cq or posted the progress thread leaves rma_cq to it. */
 #define OFI_DRIVER_GRACE_NS 20000ull
 /* Whether a peer left within OFI_DEPARTED_POLL_NS of now (a separate rma_ep only). */
 bool ofi_departed_recently(struct ofi_ep *ep);

@@ -855,8 +855,9 @@ static bool rma_busy(struct ofi_ep *ep, uint64_t now)
  * between polls so that threads sharing its CPU (an application spinning on
  * memory the peer writes) still run; then it sleeps on the control CQ's wait
  * fd. While an application thread drives the transfers' CQ itself
- * (ofi_drive) the thread leaves that CQ to it but does not sleep: the driver
- * may stop at any moment and a reply may follow. Transfers on a separate
+ * (ofi_drive), and for OFI_DRIVER_GRACE_NS after it last drove or posted,
+ * the thread leaves that CQ to it but does not sleep: the driver may stop at
+ * any moment and a reply may follow. Transfers on a separate
  * initiator endpoint keep it polling while they move (rma_busy).
  */
 static void *progress_main(void *arg)
