@@ -27,6 +27,7 @@ static const struct {
 	{ XRMA_CAP_MULTIPROC, "multiproc" }, { XRMA_CAP_BUS_ADDR, "bus_addr" },
 	{ XRMA_CAP_BROADCAST, "broadcast" }, { XRMA_CAP_CSR, "csr" },
 	{ XRMA_CAP_RSEG_ERRORS, "rseg_errors" }, { XRMA_CAP_BUS_IMPORT, "bus_import" },
+	{ XRMA_CAP_LOCAL_VIRTUAL, "local_virtual" },
 };
 
 /* The limits of struct xrma_caps, and what a 0 in each says ("unlimited" or "none"). */

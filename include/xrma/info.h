@@ -24,6 +24,10 @@ XRMA_BEGIN_DECLS
 #define XRMA_CAP_CSR        (1ull << 7)  /* per-node control and status registers */
 #define XRMA_CAP_RSEG_ERRORS (1ull << 8) /* transaction errors counted per import */
 #define XRMA_CAP_BUS_IMPORT (1ull << 9)  /* import a window by bus address (xrma_rseg_open_bus) */
+/* Transfers reach local memory by its virtual address at the time they run: a
+ * private segment over user memory pins nothing (clear: it holds the pages it
+ * was opened over, as an FI_MR_LOCAL registration does). */
+#define XRMA_CAP_LOCAL_VIRTUAL (1ull << 10)
 
 #define XRMA_NAME_MAX 32
 

@@ -28,6 +28,8 @@ struct retired_seg {
 static struct retired_seg *retired;
 static size_t nretired, retired_cap;
 static size_t trim_at;   /* xrma_scif_retired_trim sweeps once nretired reaches this */
+/* The context's provider has XRMA_CAP_LOCAL_VIRTUAL; set with scif_ctx. */
+static bool local_virtual;
 static bool atfork_done;
 
 /*
@@ -48,6 +50,7 @@ static void scif_atfork_parent(void)
 static void scif_atfork_child(void)
 {
 	scif_ctx = NULL;
+	local_virtual = false;
 	table = NULL;
 	table_len = 0;
 	retired = NULL;
@@ -83,7 +86,11 @@ int xrma_scif_ctx(struct xrma_ctx **ctx)
 	if (!scif_ctx) {
 		struct xrma_ctx_attr attr = { .node_id = XRMA_NODE_ANY };
 
+		struct xrma_ctx_info info;
+
 		ret = xrma_ctx_open(&attr, &scif_ctx);
+		if (!ret && !xrma_ctx_query(scif_ctx, &info))
+			local_virtual = info.caps.flags & XRMA_CAP_LOCAL_VIRTUAL;
 	}
 	*ctx = scif_ctx;
 	pthread_mutex_unlock(&table_lock);
@@ -108,6 +115,10 @@ struct xrma_scif_ep *xrma_scif_ep_new(struct xrma_conn *conn)
 	if (fl >= 0 && (fl & O_NONBLOCK))
 		fcntl(ep->fd, F_SETFL, fl & ~O_NONBLOCK);
 	ep->refs = 1;
+	/* Endpoints exist only once the context does: local_virtual is settled. */
+	pthread_mutex_lock(&table_lock);
+	ep->local_virtual = local_virtual;
+	pthread_mutex_unlock(&table_lock);
 	pthread_mutex_init(&ep->lock, NULL);
 	return ep;
 }

@@ -88,6 +88,7 @@ struct xrma_scif_piece {
 
 struct xrma_scif_ep {
 	int fd;                              /* fixed at open: the descriptor */
+	bool local_virtual;                  /* fixed at open: XRMA_CAP_LOCAL_VIRTUAL */
 	struct xrma_conn *conn;              /* fixed at open (accept: at creation) */
 	int refs;                            /* atomic; taken only under the table's lock */
 
@@ -120,7 +121,8 @@ struct xrma_scif_ep {
 	struct xrma_scif_import *imports;
 	size_t nimports, imports_cap;
 	bool async_used;                     /* completions of failed async RMAs may queue */
-	struct {                             /* SCIF_RMA_USECACHE: [base, +len) as a segment */
+	/* v-call registrations kept: SCIF_RMA_USECACHE, or any where they pin nothing */
+	struct {                             /* [base, +len) as a segment */
 		uintptr_t base;
 		size_t len;
 		struct xrma_seg *seg;

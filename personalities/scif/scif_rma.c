@@ -154,10 +154,12 @@ static int rma_window(scif_epd_t epd, off_t loffset, size_t len, off_t roffset, 
 
 /*
  * SCIF_RMA_USECACHE: keep the registration of the caller's pages for later
- * calls over the same pages. The segment names the virtual range, so a call
- * after the program remapped it moves the pages backing it then, as a v-call
- * must. Returns the cached segment covering [base, +len) (and where it
- * starts), or NULL.
+ * calls over the same pages. Where the provider reaches local memory by
+ * virtual address (XRMA_CAP_LOCAL_VIRTUAL) the segment only names the range,
+ * so a call after the program remapped it moves the pages backing it then, as
+ * an uncached v-call must: there every v-call keeps its registration, since
+ * registering anew would cost time and change nothing. Returns the cached
+ * segment covering [base, +len) (and where it starts), or NULL.
  */
 static struct xrma_seg *vcache_find(struct xrma_scif_ep *ep, uintptr_t base, size_t len, uintptr_t *start)
 {
@@ -207,7 +209,7 @@ static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, in
 	struct xrma_scif_ep *ep;
 	struct xrma_ctx *ctx;
 	struct xrma_iov iov;
-	bool cached;
+	bool keep, cached;
 	int ret;
 
 	ret = rma_checks(flags, roffset, len);
@@ -221,7 +223,8 @@ static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, in
 	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
 		return xrma_scif_fail(ret);
-	iov.seg = flags & SCIF_RMA_USECACHE ? vcache_find(ep, base, attr.len, &seg_base) : NULL;
+	keep = (flags & SCIF_RMA_USECACHE) || ep->local_virtual;
+	iov.seg = keep ? vcache_find(ep, base, attr.len, &seg_base) : NULL;
 	cached = iov.seg != NULL;
 	ret = cached ? 0 : xrma_scif_ctx(&ctx);
 	if (!ret && !cached)
@@ -231,7 +234,7 @@ static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, in
 		iov.len = len;
 		ret = rma_failure(ep, rma_post(ep, op, &iov, 1, (uint64_t)roffset, len, flags));
 		/* An asynchronous transfer keeps the segment busy: it closes once done. */
-		if (flags & SCIF_RMA_USECACHE && !cached)
+		if (keep && !cached)
 			vcache_keep(ep, base, attr.len, iov.seg);
 		else if (!cached)
 			xrma_scif_retire(iov.seg, NULL);

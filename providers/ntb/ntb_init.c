@@ -16,7 +16,7 @@
 
 static const struct xrma_caps ntb_caps = {
 	.flags = XRMA_CAP_MAP | XRMA_CAP_ATOMIC | XRMA_CAP_REGISTER | XRMA_CAP_DOORBELL |
-		 XRMA_CAP_MULTIPROC | XRMA_CAP_BUS_ADDR | XRMA_CAP_BUS_IMPORT,
+		 XRMA_CAP_MULTIPROC | XRMA_CAP_BUS_ADDR | XRMA_CAP_BUS_IMPORT | XRMA_CAP_LOCAL_VIRTUAL,
 	.page_size = 4096,
 	.max_seg_size = (size_t)512 << 20,
 	.rma_offset_align = 1,

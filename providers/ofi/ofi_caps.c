@@ -3,12 +3,13 @@
  * providers/ofi/ofi_caps.c: what the ofi provider offers, as data. No load/store
  * mapping of remote memory (there is none over a network), no doorbells (the
  * core sends interrupts as control messages). XRMA_CAP_ATOMIC is cleared at open
- * when the libfabric provider chosen has no 64-bit fetch and compare atomics.
+ * when the libfabric provider chosen has no 64-bit fetch and compare atomics,
+ * XRMA_CAP_LOCAL_VIRTUAL when it wants local memory registered (FI_MR_LOCAL).
  */
 #include "providers/ofi/ofi.h"
 
 const struct xrma_caps xrma_prov_ofi_caps = {
-	.flags = XRMA_CAP_ATOMIC | XRMA_CAP_REGISTER | XRMA_CAP_MULTIPROC,
+	.flags = XRMA_CAP_ATOMIC | XRMA_CAP_REGISTER | XRMA_CAP_MULTIPROC | XRMA_CAP_LOCAL_VIRTUAL,
 	.page_size = 4096,
 	.max_seg_size = (size_t)1 << 40,
 	.rma_offset_align = 1,

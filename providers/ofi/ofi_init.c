@@ -490,6 +490,9 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 		goto err_objects;
 	if (args->caps && !ep->atomics)
 		args->caps->flags &= ~XRMA_CAP_ATOMIC;
+	/* FI_MR_LOCAL: transfers name local memory by its registration, which pins the pages. */
+	if (args->caps && (ep->mr_mode & FI_MR_LOCAL))
+		args->caps->flags &= ~XRMA_CAP_LOCAL_VIRTUAL;
 	*state = ep;
 	*self = ep->self;
 	return 0;

@@ -27,7 +27,7 @@
  * Segments are one window each, paired with one other node: max_importers is 1.
  */
 static const struct xrma_caps pxp_caps = {
-	.flags = XRMA_CAP_MAP | XRMA_CAP_MULTIPROC,
+	.flags = XRMA_CAP_MAP | XRMA_CAP_MULTIPROC | XRMA_CAP_LOCAL_VIRTUAL,
 	.page_size = 4096,
 	.max_seg_size = (size_t)64 << 20,
 	.rma_offset_align = 1,

@@ -131,28 +131,39 @@ static void test_scif_vwriteto_vreadfrom_use_plain_memory(void **state)
 	free(buf);
 }
 
-static void test_scif_vrma_usecache_follows_the_pages(void **state)
+/* Whatever a v-call keeps of earlier calls, it moves the pages mapped at the address now. */
+static void vrma_follows_the_pages(int keep_flag)
 {
 	char *buf = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	(void)state;
 	assert_true(buf != MAP_FAILED);
 	for (int round = 0; round < 3; round++) {
 		fixture_pattern(buf, 2 * PAGE, (uint8_t)(0x30 + round), 0);
-		assert_scif_ok(scif_vwriteto(pair.client, buf, 2 * PAGE, 0x200000,
-					     SCIF_RMA_SYNC | SCIF_RMA_USECACHE));
+		assert_scif_ok(scif_vwriteto(pair.client, buf, 2 * PAGE, 0x200000, SCIF_RMA_SYNC | keep_flag));
 		assert_int_equal(fixture_pattern_check(rmem, 2 * PAGE, (uint8_t)(0x30 + round), 0),
 				 FIXTURE_MATCH);
-		/* New pages at the same address: a cached registration must move them, not the old. */
+		/* New pages at the same address: a kept registration must move them, not the old. */
 		assert_true(mmap(buf, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
 				 -1, 0) == buf);
 	}
-	/* Reads through the cache land in the pages mapped now. */
+	/* Reads land in the pages mapped now. */
 	fixture_pattern(rmem, PAGE, 0x3f, 0);
-	assert_scif_ok(scif_vreadfrom(pair.client, buf + 100, 500, 0x200000 + 100,
-				      SCIF_RMA_SYNC | SCIF_RMA_USECACHE));
+	assert_scif_ok(scif_vreadfrom(pair.client, buf + 100, 500, 0x200000 + 100, SCIF_RMA_SYNC | keep_flag));
 	assert_int_equal(fixture_pattern_check(buf + 100, 500, 0x3f, 100), FIXTURE_MATCH);
 	munmap(buf, 2 * PAGE);
+}
+
+static void test_scif_vrma_usecache_follows_the_pages(void **state)
+{
+	(void)state;
+	vrma_follows_the_pages(SCIF_RMA_USECACHE);
+}
+
+/* Where registrations pin nothing, uncached v-calls keep them too (docs/scif.md). */
+static void test_scif_vrma_uncached_follows_the_pages(void **state)
+{
+	(void)state;
+	vrma_follows_the_pages(0);
 }
 
 static void test_scif_rma_spans_adjacent_windows(void **state)
@@ -433,6 +444,7 @@ int main(void)
 		cmocka_unit_test_setup(test_scif_async_rma_completes_by_fence, rma_reset),
 		cmocka_unit_test_setup(test_scif_vwriteto_vreadfrom_use_plain_memory, rma_reset),
 		cmocka_unit_test_setup(test_scif_vrma_usecache_follows_the_pages, rma_reset),
+		cmocka_unit_test_setup(test_scif_vrma_uncached_follows_the_pages, rma_reset),
 		cmocka_unit_test_setup(test_scif_rma_spans_adjacent_windows, rma_reset),
 		cmocka_unit_test_setup(test_scif_rma_outside_windows_fails_enxio, rma_reset),
 		cmocka_unit_test_setup(test_scif_rma_protection_fails_eacces, rma_reset),
