@@ -283,6 +283,32 @@ void scif_bench_measure(void (*body)(void *arg, int iterations), void *arg, int 
 	free(us);
 }
 
+void scif_bench_row_vs(const struct bench_opts *opts, size_t bytes,
+		       void (*body)(void *arg, int iterations),
+		       void (*baseline)(void *arg, int iterations), void *arg, int iterations)
+{
+	int reps = opts->repetitions;
+	double *ours = calloc((size_t)reps, sizeof(*ours)), *base = calloc((size_t)reps, sizeof(*base));
+	int warm = iterations < 10 ? iterations : 10;
+
+	if (!ours || !base)
+		scif_bench_die("calloc");
+	body(arg, warm);
+	baseline(arg, warm);
+	for (int r = 0; r < reps; r++) {
+		uint64_t t0 = bench_now_ns();
+
+		body(arg, iterations);
+		ours[r] = (double)(bench_now_ns() - t0) / 1000.0 / iterations;
+		t0 = bench_now_ns();
+		baseline(arg, iterations);
+		base[r] = (double)(bench_now_ns() - t0) / 1000.0 / iterations;
+	}
+	bench_row_samples(opts, bytes, iterations, ours, base, reps);
+	free(ours);
+	free(base);
+}
+
 void scif_bench_stop(struct scif_bench *b)
 {
 	int status;

@@ -43,6 +43,15 @@ int scif_bench_link(const struct scif_bench *b);
 void scif_bench_measure(void (*body)(void *arg, int iterations), void *arg, int iterations,
 			int repetitions, double *med, double *min);
 
+/*
+ * Time body against baseline in alternating repetitions, after an untimed
+ * warm-up of each, so that drift of the machine hits both alike; print the
+ * row (bench_row_samples) of microseconds per iteration.
+ */
+void scif_bench_row_vs(const struct bench_opts *opts, size_t bytes,
+		       void (*body)(void *arg, int iterations),
+		       void (*baseline)(void *arg, int iterations), void *arg, int iterations);
+
 /* Ask the card to echo iterations messages of len bytes (scif_send/scif_recv ping-pong). */
 void scif_bench_card_echo(struct scif_bench *b, size_t len, int iterations);
 

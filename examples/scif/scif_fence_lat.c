@@ -100,17 +100,13 @@ int main(int argc, char **argv)
 	map = scif_mmap(NULL, SCIF_BENCH_PAGE, SCIF_PROT_READ | SCIF_PROT_WRITE, 0, b.epd, 0);
 	f.remote_flag = map == SCIF_MMAP_FAILED ? NULL : (volatile uint64_t *)((char *)map + FLAG_OFF);
 	for (int k = FENCE_WAIT; k <= RMA_SYNC; k++) {
-		double med, min, bmed, bmin;
-
 		if (k == SIGNAL_REMOTE && !f.remote_flag) {
 			printf("# %s: skipped, the provider cannot map the card's window\n", names[k]);
 			continue;
 		}
 		f.kind = (enum kind)k;
 		bench_header(&opts, names[k], scif_bench_setup(&b), "scif_us", "raw_us");
-		scif_bench_measure(fence_round, &f, opts.iterations, opts.repetitions, &med, &min);
-		scif_bench_measure(raw_round, &f, opts.iterations, opts.repetitions, &bmed, &bmin);
-		bench_row(&opts, 8, opts.iterations, med, min, bmed, bmin);
+		scif_bench_row_vs(&opts, 8, fence_round, raw_round, &f, opts.iterations);
 	}
 	if (map != SCIF_MMAP_FAILED)
 		scif_munmap(map, SCIF_BENCH_PAGE);

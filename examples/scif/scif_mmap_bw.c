@@ -13,18 +13,32 @@
 struct mb {
 	char *map, *local, *other;
 	size_t len;
-	int dir;   /* 0: store into the mapping, 1: load from it, 2: local baseline */
+	int dir;   /* 0: store into the mapping, 1: load from it */
 };
 
-static void copy_round(void *arg, int iterations)
+static void copy_loop(char *dst, const char *src, size_t len, int iterations)
 {
-	struct mb *m = arg;
-	char *dst = m->dir == 0 ? m->map : m->local, *src = m->dir == 1 ? m->map : m->dir == 0 ? m->local : m->other;
-
 	for (int i = 0; i < iterations; i++) {
-		memcpy(dst, src, m->len);
+		memcpy(dst, src, len);
 		__asm__ __volatile__("" : : "r"(dst) : "memory");
 	}
+}
+
+static void mapped_round(void *arg, int iterations)
+{
+	struct mb *m = arg;
+
+	if (m->dir == 0)
+		copy_loop(m->map, m->local, m->len, iterations);
+	else
+		copy_loop(m->local, m->map, m->len, iterations);
+}
+
+static void local_round(void *arg, int iterations)
+{
+	struct mb *m = arg;
+
+	copy_loop(m->local, m->other, m->len, iterations);
 }
 
 int main(int argc, char **argv)
@@ -52,15 +66,11 @@ int main(int argc, char **argv)
 	for (int dir = 0; dir < 2; dir++) {
 		bench_header(&opts, names[dir], scif_bench_setup(&b), "mmap_us", "memcpy_us");
 		for (size_t len = 64; len <= opts.max_size; len *= 8) {
-			double med, min, bmed, bmin;
 			int iters = len >= (1u << 20) ? (opts.iterations + 9) / 10 : opts.iterations;
 
 			m.len = len;
 			m.dir = dir;
-			scif_bench_measure(copy_round, &m, iters, opts.repetitions, &med, &min);
-			m.dir = 2;
-			scif_bench_measure(copy_round, &m, iters, opts.repetitions, &bmed, &bmin);
-			bench_row(&opts, len, iters, med, min, bmed, bmin);
+			scif_bench_row_vs(&opts, len, mapped_round, local_round, &m, iters);
 			if (len < opts.max_size && len * 8 > opts.max_size)
 				len = opts.max_size / 8;
 		}

@@ -171,15 +171,12 @@ int main(int argc, char **argv)
 				     ofi ? (op == OP_READFROM || op == OP_VREADFROM ? "fi_read_us" : "fi_write_us")
 					 : "memcpy_us");
 			for (size_t len = 8; len <= opts.max_size; len *= 8) {
-				double med, min, bmed, bmin;
 				int iters = len >= (256u << 10) ? (opts.iterations + 9) / 10 : opts.iterations;
 
 				r.len = len;
 				rma_verify(&r);
-				scif_bench_measure(rma_round, &r, iters, opts.repetitions, &med, &min);
-				scif_bench_measure(ofi ? raw_round : memcpy_round, &r, iters, opts.repetitions,
-						   &bmed, &bmin);
-				bench_row(&opts, len, iters, med, min, bmed, bmin);
+				scif_bench_row_vs(&opts, len, rma_round, ofi ? raw_round : memcpy_round, &r,
+						  iters);
 				if (len < opts.max_size && len * 8 > opts.max_size)
 					len = opts.max_size / 8;   /* end on max_size */
 			}
