@@ -996,6 +996,8 @@ int ofi_control_start(struct ofi_ep *ep)
 	atomic_init(&ep->stop, false);
 	if (pthread_create(&ep->thread, NULL, progress_main, ep))
 		goto err;
+	/* Beside xrma-service and xrma-dma in ps -L and top -H. */
+	pthread_setname_np(ep->thread, "xrma-ofi");
 	return 0;
 err:
 	ofi_detail("ofi: cannot start the progress machinery");
