@@ -586,11 +586,10 @@ static void serve_poll(struct ofi_ep *ep)
 		fi_cq_readerr(ep->serve_cq, &err, 0);
 }
 
-/* Whether a peer's SERVE still has the target endpoint polled (the clock is read only if any). */
-static bool serving(struct ofi_ep *ep)
+/* Whether a peer's SERVE still has the target endpoint polled at now. */
+static bool serving(struct ofi_ep *ep, uint64_t now)
 {
-	return ep->serve_ep &&
-	       ofi_now_ns() < atomic_load_explicit(&ep->serve_until_ns, memory_order_relaxed);
+	return ep->serve_ep && now < atomic_load_explicit(&ep->serve_until_ns, memory_order_relaxed);
 }
 
 /* ------------------------------------------------------------------ receiving */
@@ -868,18 +867,18 @@ static void *progress_main(void *arg)
 	uint64_t spin_until = 0, window = ep->progress_spin_ns, slept_at = 0;
 
 	while (!atomic_load(&ep->stop)) {
+		/* One clock read for the turn's decisions; the bookkeeping below reads it again. */
+		uint64_t now = ofi_now_ns();
 		bool driven = atomic_load_explicit(&ep->driving, memory_order_relaxed) != 0 ||
-			      age_ns(ofi_now_ns(), atomic_load_explicit(&ep->driven_ns, memory_order_relaxed)) <
+			      age_ns(now, atomic_load_explicit(&ep->driven_ns, memory_order_relaxed)) <
 				      OFI_DRIVER_GRACE_NS;
 		bool inflight = ep->rma_separate &&
 				atomic_load_explicit(&ep->rma_inflight, memory_order_relaxed) > 0;
-		bool served;
+		bool served = serving(ep, now);
 		struct epoll_event ev[2];
-		uint64_t now;
 		bool queued, asking;
 		int n = 0;
 
-		served = serving(ep);
 		/*
 		 * Never wait for a lock: whoever holds it dispatches what it reads, in
 		 * order. Peers' transfers are served under the same lock, so whoever
