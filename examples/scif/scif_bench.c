@@ -264,45 +264,51 @@ int scif_bench_link(const struct scif_bench *b)
 	return link_sock;
 }
 
-void scif_bench_measure(void (*body)(void *arg, int iterations), void *arg, int iterations,
-			int repetitions, double *med, double *min)
+typedef void (*round_fn)(void *arg, int iterations);
+
+/* Untimed warm-up iterations before a series. */
+static int warm_up_iterations(int iterations)
+{
+	return iterations < 10 ? iterations : 10;
+}
+
+/* Run one timed repetition; microseconds per iteration. */
+static double round_us(round_fn body, void *arg, int iterations)
+{
+	uint64_t t0 = bench_now_ns();
+
+	body(arg, iterations);
+	return (double)(bench_now_ns() - t0) / 1000.0 / iterations;
+}
+
+void scif_bench_measure(round_fn body, void *arg, int iterations, int repetitions, double *med,
+			double *min)
 {
 	double *us = calloc((size_t)repetitions, sizeof(*us));
 
 	if (!us)
 		scif_bench_die("calloc");
-	body(arg, iterations < 10 ? iterations : 10);   /* warm-up, untimed */
-	for (int r = 0; r < repetitions; r++) {
-		uint64_t t0 = bench_now_ns();
-
-		body(arg, iterations);
-		us[r] = (double)(bench_now_ns() - t0) / 1000.0 / iterations;
-	}
+	body(arg, warm_up_iterations(iterations));
+	for (int r = 0; r < repetitions; r++)
+		us[r] = round_us(body, arg, iterations);
 	*min = bench_min(us, repetitions);
 	*med = bench_median(us, repetitions);
 	free(us);
 }
 
-void scif_bench_row_vs(const struct bench_opts *opts, size_t bytes,
-		       void (*body)(void *arg, int iterations),
-		       void (*baseline)(void *arg, int iterations), void *arg, int iterations)
+void scif_bench_row_vs(const struct bench_opts *opts, size_t bytes, round_fn body, round_fn baseline,
+		       void *arg, int iterations)
 {
 	int reps = opts->repetitions;
 	double *ours = calloc((size_t)reps, sizeof(*ours)), *base = calloc((size_t)reps, sizeof(*base));
-	int warm = iterations < 10 ? iterations : 10;
 
 	if (!ours || !base)
 		scif_bench_die("calloc");
-	body(arg, warm);
-	baseline(arg, warm);
+	body(arg, warm_up_iterations(iterations));
+	baseline(arg, warm_up_iterations(iterations));
 	for (int r = 0; r < reps; r++) {
-		uint64_t t0 = bench_now_ns();
-
-		body(arg, iterations);
-		ours[r] = (double)(bench_now_ns() - t0) / 1000.0 / iterations;
-		t0 = bench_now_ns();
-		baseline(arg, iterations);
-		base[r] = (double)(bench_now_ns() - t0) / 1000.0 / iterations;
+		ours[r] = round_us(body, arg, iterations);
+		base[r] = round_us(baseline, arg, iterations);
 	}
 	bench_row_samples(opts, bytes, iterations, ours, base, reps);
 	free(ours);

@@ -85,7 +85,6 @@ int xrma_scif_ctx(struct xrma_ctx **ctx)
 	}
 	if (!scif_ctx) {
 		struct xrma_ctx_attr attr = { .node_id = XRMA_NODE_ANY };
-
 		struct xrma_ctx_info info;
 
 		ret = xrma_ctx_open(&attr, &scif_ctx);
