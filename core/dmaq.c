@@ -27,6 +27,12 @@
  * write then costs no allocation.
  */
 #define SYNC_STACK_IOV 4
+/* Jobs with room for this many entries are kept for reuse, at most SPARE_JOBS_MAX per queue. */
+#define SPARE_JOB_IOV SYNC_STACK_IOV
+#define SPARE_JOBS_MAX 64
+/* Bytes of a job with room for room vector entries (and as many segments). */
+#define JOB_SIZE(room) \
+	(sizeof(struct xrma_rma_job) + (room) * (sizeof(struct iovec) + sizeof(struct xrma_core_seg *)))
 #define RMA_FLAGS_ALL (XRMA_RMA_SUPPRESS | XRMA_RMA_UNSIGNALLED | XRMA_RMA_FENCE | XRMA_RMA_SYNC | \
 		       XRMA_RMA_ORDERED)
 
@@ -35,6 +41,13 @@ static void dmaq_destroy(struct xrma_obj *obj)
 	struct xrma_core_dmaq *dmaq = (struct xrma_core_dmaq *)obj;
 	struct xrma_core_ctx *ctx = dmaq->ctx;
 
+	while (dmaq->spare_jobs) {
+		struct xrma_rma_job *job = dmaq->spare_jobs;
+
+		dmaq->spare_jobs = job->next;
+		free(job);
+	}
+	xrma_core_fence_spares_free(dmaq);
 	free(dmaq->cq);
 	xrma_cond_destroy(&dmaq->cond);
 	xrma_lock_destroy(&dmaq->lock);
@@ -120,6 +133,39 @@ int xrma_dmaq_close(struct xrma_dmaq *handle)
 }
 
 /* ---- posting ---- */
+
+/* A job for count entries: a spare one when it fits, else a new one. */
+static struct xrma_rma_job *job_take(struct xrma_core_dmaq *dmaq, size_t count)
+{
+	size_t room = count <= SPARE_JOB_IOV ? SPARE_JOB_IOV : count;
+	struct xrma_rma_job *job = NULL;
+
+	if (room == SPARE_JOB_IOV) {
+		xrma_lock(&dmaq->lock);
+		job = dmaq->spare_jobs;
+		if (job) {
+			dmaq->spare_jobs = job->next;
+			dmaq->spare_job_count--;
+		}
+		xrma_unlock(&dmaq->lock);
+	}
+	if (!job)
+		job = malloc(JOB_SIZE(room));
+	if (job)
+		job->iov_room = room;
+	return job;
+}
+
+/* Keep a finished job for a later post (lock held); false when the caller must free it. */
+static bool job_keep_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job)
+{
+	if (job->iov_room != SPARE_JOB_IOV || dmaq->spare_job_count >= SPARE_JOBS_MAX)
+		return false;
+	job->next = dmaq->spare_jobs;
+	dmaq->spare_jobs = job;
+	dmaq->spare_job_count++;
+	return true;
+}
 
 static void release_job_refs(struct xrma_rma_job *job)
 {
@@ -216,7 +262,7 @@ static void complete_job(struct xrma_rma_job *job, int status)
 {
 	struct xrma_core_dmaq *dmaq = job->dmaq;
 	struct xrma_fence_signal *ready;
-	bool owned_by_caller = job->sync;
+	bool owned_by_caller = job->sync, kept = false;
 	bool wake = true;
 
 	release_job_refs(job);
@@ -244,15 +290,19 @@ static void complete_job(struct xrma_rma_job *job, int status)
 	/* Unsignalled successes still free waiters on drain and fences. */
 	if (wake || !dmaq->outstanding || ready)
 		xrma_cond_broadcast(&dmaq->cond);
+	/* Nothing reads the job past this point; a caller-owned one is the caller's. */
+	if (!owned_by_caller)
+		kept = job_keep_locked(dmaq, job);
 	xrma_unlock(&dmaq->lock);
 	if (ready) {
 		xrma_core_fence_fire(ready);
 		xrma_lock(&dmaq->lock);
 		dmaq->firing--;
+		xrma_core_fence_recycle_locked(dmaq, ready);
 		xrma_cond_broadcast(&dmaq->cond);
 		xrma_unlock(&dmaq->lock);
 	}
-	if (!owned_by_caller)
+	if (!owned_by_caller && !kept)
 		free(job);
 }
 
@@ -361,11 +411,11 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 		   size_t count, struct xrma_rseg *remote, size_t remote_offset, size_t len,
 		   uint64_t cookie, uint32_t flags)
 {
-	_Alignas(struct xrma_rma_job) unsigned char stack_job[sizeof(struct xrma_rma_job) +
-							       SYNC_STACK_IOV * sizeof(struct iovec)];
+	_Alignas(struct xrma_rma_job) unsigned char stack_job[JOB_SIZE(SYNC_STACK_IOV)];
 	struct xrma_core_dmaq *dmaq;
 	struct xrma_rma_job *job;
 	bool inline_run, on_heap;
+	size_t room;
 	int ret;
 
 	if ((op != XRMA_RMA_READ && op != XRMA_RMA_WRITE) || !local || !count || count > XRMA_IOV_MAX ||
@@ -380,14 +430,16 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 		goto out_put_dmaq;
 	}
 	on_heap = !(flags & XRMA_RMA_SYNC) || count > SYNC_STACK_IOV;
-	job = on_heap ? calloc(1, sizeof(*job) + count * sizeof(job->iov[0])) : (void *)stack_job;
+	job = on_heap ? job_take(dmaq, count) : (void *)stack_job;
 	if (!job) {
 		ret = -XRMA_ENOMEM;
 		goto out_put_dmaq;
 	}
+	room = on_heap ? job->iov_room : SYNC_STACK_IOV;
 	*job = (struct xrma_rma_job){ .dmaq = dmaq, .op = op, .remote_offset = remote_offset,
 				      .len = len, .cookie = cookie, .flags = flags,
-				      .sync = !!(flags & XRMA_RMA_SYNC) };
+				      .sync = !!(flags & XRMA_RMA_SYNC), .iov_room = room };
+	job->segs = (struct xrma_core_seg **)(void *)&job->iov[room];
 	ret = xrma_core_rseg_acquire(remote, &job->rseg);
 	if (ret)
 		goto err_free_job;

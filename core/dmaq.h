@@ -36,8 +36,9 @@ struct xrma_rma_job {
 	bool finished;                      /* under engine lock: rma_post's done came */
 	int result;                         /* under engine lock: what done reported */
 	size_t seg_count;
-	struct xrma_core_seg *segs[XRMA_IOV_MAX];
+	struct xrma_core_seg **segs;        /* room for iov_room entries, after iov[] */
 	size_t iov_count;
+	size_t iov_room;                    /* entries iov[] and segs[] have room for */
 	struct iovec iov[];
 };
 
@@ -59,6 +60,15 @@ struct xrma_core_dmaq {
 	struct xrma_fence_signal **signals_tail;
 	atomic_size_t progress;             /* bumped per completion, for spinning waiters */
 	size_t firing;                      /* signals taken ready, not yet written and released */
+	/*
+	 * Finished jobs and fired signals kept for the next posts: a stream of
+	 * asynchronous posts then allocates nothing, and memory freed by the
+	 * completing thread does not pile up in another thread's malloc cache.
+	 */
+	struct xrma_rma_job *spare_jobs;
+	size_t spare_job_count;
+	struct xrma_fence_signal *spare_signals;
+	size_t spare_signal_count;
 };
 
 static inline int xrma_core_dmaq_acquire(const void *handle, struct xrma_core_dmaq **dmaq)
@@ -88,9 +98,14 @@ bool xrma_core_dmaq_mark_done_locked(struct xrma_core_dmaq *dmaq, uint64_t mark)
 
 /*
  * Fence signals whose mark completed, unlinked from the queue (lock held);
- * the caller fires them with xrma_core_fence_fire after unlocking.
+ * the caller fires them with xrma_core_fence_fire after unlocking, which
+ * writes their values and lets go of their segments, then hands the list
+ * back with xrma_core_fence_recycle_locked.
  */
 struct xrma_fence_signal *xrma_core_fence_take_ready_locked(struct xrma_core_dmaq *dmaq);
 void xrma_core_fence_fire(struct xrma_fence_signal *list);
+void xrma_core_fence_recycle_locked(struct xrma_core_dmaq *dmaq, struct xrma_fence_signal *list);
+/* Free the queue's spare signals (at destruction). */
+void xrma_core_fence_spares_free(struct xrma_core_dmaq *dmaq);
 
 #endif

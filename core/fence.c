@@ -107,7 +107,11 @@ int xrma_fence_wait(struct xrma_dmaq *handle, uint64_t mark, int timeout_ms)
 	return ret;
 }
 
-static void signal_release(struct xrma_fence_signal *s)
+/* A queue keeps at most this many fired signals for reuse. */
+#define SPARE_SIGNALS_MAX 64
+
+/* Let go of the segments a signal holds (its memory is the caller's). */
+static void signal_drop_targets(struct xrma_fence_signal *s)
 {
 	if (s->local) {
 		xrma_ref_put(&s->local->busy);
@@ -117,7 +121,6 @@ static void signal_release(struct xrma_fence_signal *s)
 		xrma_ref_put(&s->remote->busy);
 		xrma_handle_put(&s->remote->obj);
 	}
-	free(s);
 }
 
 static int signal_check_local(struct xrma_fence_signal *s, struct xrma_seg *handle, size_t offset)
@@ -152,12 +155,54 @@ static int signal_check_remote(struct xrma_fence_signal *s, struct xrma_rseg *ha
 	return xrma_core_rseg_usable(s->remote);
 }
 
+/* Room for an armed signal: a spare one, else a new one (lock held). */
+static struct xrma_fence_signal *signal_take_locked(struct xrma_core_dmaq *dmaq)
+{
+	struct xrma_fence_signal *s = dmaq->spare_signals;
+
+	if (!s)
+		return malloc(sizeof(*s));
+	dmaq->spare_signals = s->next;
+	dmaq->spare_signal_count--;
+	return s;
+}
+
+void xrma_core_fence_recycle_locked(struct xrma_core_dmaq *dmaq, struct xrma_fence_signal *list)
+{
+	xrma_lock_assert_held(&dmaq->lock);
+	while (list) {
+		struct xrma_fence_signal *s = list;
+
+		list = s->next;
+		if (dmaq->spare_signal_count >= SPARE_SIGNALS_MAX) {
+			free(s);
+			continue;
+		}
+		s->next = dmaq->spare_signals;
+		dmaq->spare_signals = s;
+		dmaq->spare_signal_count++;
+	}
+}
+
+void xrma_core_fence_spares_free(struct xrma_core_dmaq *dmaq)
+{
+	while (dmaq->spare_signals) {
+		struct xrma_fence_signal *s = dmaq->spare_signals;
+
+		dmaq->spare_signals = s->next;
+		free(s);
+	}
+	dmaq->spare_signal_count = 0;
+}
+
 int xrma_fence_signal(struct xrma_dmaq *handle, struct xrma_seg *local, size_t local_offset,
 		      uint64_t local_value, struct xrma_rseg *remote, size_t remote_offset,
 		      uint64_t remote_value, uint32_t flags)
 {
+	struct xrma_fence_signal v = { .local_offset = local_offset, .local_value = local_value,
+				       .remote_offset = remote_offset, .remote_value = remote_value };
+	struct xrma_fence_signal *s = NULL;
 	struct xrma_core_dmaq *dmaq;
-	struct xrma_fence_signal *s;
 	bool now;
 	int ret;
 
@@ -166,29 +211,23 @@ int xrma_fence_signal(struct xrma_dmaq *handle, struct xrma_seg *local, size_t l
 	ret = xrma_core_dmaq_acquire(handle, &dmaq);
 	if (ret)
 		return ret;
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		xrma_handle_put(&dmaq->obj);
-		return -XRMA_ENOMEM;
-	}
-	s->local_offset = local_offset;
-	s->local_value = local_value;
-	s->remote_offset = remote_offset;
-	s->remote_value = remote_value;
 	if (local)
-		ret = signal_check_local(s, local, local_offset);
+		ret = signal_check_local(&v, local, local_offset);
 	if (!ret && remote)
-		ret = signal_check_remote(s, remote, remote_offset);
-	if (ret) {
-		signal_release(s);
-		xrma_handle_put(&dmaq->obj);
-		return ret;
-	}
-	s->remote_value = remote_value;
+		ret = signal_check_remote(&v, remote, remote_offset);
+	if (ret)
+		goto out_drop;
 	xrma_lock(&dmaq->lock);
-	s->mark = dmaq->last_seq;
-	now = xrma_core_dmaq_mark_done_locked(dmaq, s->mark);
+	v.mark = dmaq->last_seq;
+	now = xrma_core_dmaq_mark_done_locked(dmaq, v.mark);
 	if (!now) {
+		s = signal_take_locked(dmaq);
+		if (!s) {
+			xrma_unlock(&dmaq->lock);
+			ret = -XRMA_ENOMEM;
+			goto out_drop;
+		}
+		*s = v;
 		/* Marks only grow, so appending keeps the list in mark order. */
 		if (!dmaq->signals)
 			dmaq->signals_tail = &dmaq->signals;
@@ -196,10 +235,16 @@ int xrma_fence_signal(struct xrma_dmaq *handle, struct xrma_seg *local, size_t l
 		dmaq->signals_tail = &s->next;
 	}
 	xrma_unlock(&dmaq->lock);
+	/* Everything before it completed: write now, from the caller's copy. */
 	if (now)
-		xrma_core_fence_fire(s);
+		xrma_core_fence_fire(&v);
 	xrma_handle_put(&dmaq->obj);
 	return 0;
+
+out_drop:
+	signal_drop_targets(&v);
+	xrma_handle_put(&dmaq->obj);
+	return ret;
 }
 
 /* The remote value: one atomic store where the provider has atomics, else a write. */
@@ -257,6 +302,6 @@ void xrma_core_fence_fire(struct xrma_fence_signal *list)
 		}
 		if (s->remote)
 			fire_remote(s);
-		signal_release(s);
+		signal_drop_targets(s);
 	}
 }

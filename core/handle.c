@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <xrma/errors.h>
 
 #define SLOT_CHUNK_SHIFT 10
@@ -23,7 +24,7 @@
 #define WORD_GEN(w) ((uint32_t)((w) >> 32))
 
 struct slot {
-	_Atomic uint64_t word;
+	_Alignas(64) _Atomic uint64_t word;
 	_Atomic(struct xrma_obj *) obj;
 	uint32_t next_free;        /* under table.lock, while on the free list */
 };
@@ -65,10 +66,11 @@ static int take_slot(uint32_t *index)
 	if (i >= SLOT_MAX)
 		return -XRMA_ENOSPC;
 	if (!atomic_load_explicit(&table.chunks[i >> SLOT_CHUNK_SHIFT], memory_order_relaxed)) {
-		struct slot *chunk = calloc(SLOT_CHUNK, sizeof(*chunk));
+		struct slot *chunk = aligned_alloc(_Alignof(struct slot), SLOT_CHUNK * sizeof(*chunk));
 
 		if (!chunk)
 			return -XRMA_ENOMEM;
+		memset(chunk, 0, SLOT_CHUNK * sizeof(*chunk));
 		for (uint32_t k = 0; k < SLOT_CHUNK; k++)
 			atomic_init(&chunk[k].word, 1ull << 32); /* generation 1: never a NULL handle */
 		atomic_store_explicit(&table.chunks[i >> SLOT_CHUNK_SHIFT], chunk, memory_order_release);

@@ -6,6 +6,7 @@
 #ifndef XRMA_CORE_RSEG_H
 #define XRMA_CORE_RSEG_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <xrma/rseg.h>
 #include "core/event.h"
@@ -37,6 +38,7 @@ struct xrma_core_rseg {
 
 	struct xrma_lock lock;              /* guards state and maps */
 	enum xrma_rseg_state state;
+	atomic_bool lost;                   /* state is LOST: set under lock, read without it */
 	struct xrma_rseg_map *maps;
 
 	struct xrma_evq events;

@@ -162,7 +162,7 @@ struct ofi_rma_wait {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	atomic_int pending;    /* chunks posted and not completed (+1 while posting, async) */
-	int status;            /* under lock: 0 or the first error (negative XRMA_E*) */
+	atomic_int status;     /* 0 or the first error (negative XRMA_E*); under lock when synchronous */
 	bool abandoned;        /* under lock: the waiter left; the last completion frees */
 	void (*done)(void *arg, int status);   /* fixed: asynchronous only */
 	void *arg;                             /* fixed */
@@ -302,6 +302,9 @@ struct ofi_ep {
 	bool closing;                        /* under lock */
 	struct ofi_tx *tx_live;              /* under lock: every send not yet completed */
 	struct ofi_rma_wait *rma_live;       /* under lock: asynchronous transfers in flight */
+	/* Under lock: finished asynchronous records kept for the next posts (live_next links them). */
+	struct ofi_rma_wait *rma_spare;
+	size_t rma_spare_count;
 
 	int event_fd;                        /* fixed: the progress fd (events for the core) */
 	int wake_fd;                         /* fixed: wakes the progress thread */
@@ -432,7 +435,7 @@ void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status);
 void ofi_rma_inflight(struct ofi_ep *ep, struct ofi_peer *served, bool on);
 /* The owner's incarnation is gone: asynchronous transfers to it report XRMA_ELOST now. */
 void ofi_rma_owner_lost_locked(struct ofi_ep *ep, const struct xrma_prov_addr *owner);
-/* At close, after the endpoint: free asynchronous records whose chunks never completed. */
+/* At close, after the endpoint: free asynchronous records whose chunks never completed, and the spares. */
 void ofi_rma_release(struct ofi_ep *ep);
 
 #endif

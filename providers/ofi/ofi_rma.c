@@ -84,10 +84,61 @@ static int transfer_status(int ret)
 	return -XRMA_ETRANSFER;
 }
 
-/* An asynchronous transfer's last chunk completed: off the live list, report (once), free. */
+/* Asynchronous records an endpoint keeps for reuse. */
+#define RMA_SPARE_MAX 64
+
+/*
+ * The record of an asynchronous post, on the live list with the poster's
+ * share of pending: a spare one (its lock and condition stay initialised),
+ * else a new one. Spares hold no registrations, so only posts that make none
+ * (tmp 0) take them.
+ */
+static struct rma_wait_ext *async_start(struct ofi_ep *ep, size_t tmp, void (*done)(void *, int),
+					void *arg, const struct xrma_prov_addr *owner)
+{
+	struct rma_wait_ext *x = NULL;
+
+	pthread_mutex_lock(&ep->lock);
+	if (!tmp && ep->rma_spare) {
+		x = (struct rma_wait_ext *)ep->rma_spare;
+		ep->rma_spare = x->w.live_next;
+		ep->rma_spare_count--;
+		x->w.status = 0;
+		x->w.abandoned = false;
+		x->w.on_control = false;
+		x->w.served = NULL;
+		x->operand = x->compare = x->result = 0;
+	}
+	if (!x) {
+		pthread_mutex_unlock(&ep->lock);
+		x = wait_new(tmp);
+		if (!x)
+			return NULL;
+		pthread_mutex_lock(&ep->lock);
+	}
+	x->w.done = done;
+	x->w.arg = arg;
+	x->w.owner = *owner;
+	atomic_store(&x->w.reported, false);
+	/* Our own share of pending: no completion can finish the record while we post. */
+	atomic_store(&x->w.pending, 1);
+	x->w.live_prev = NULL;
+	x->w.live_next = ep->rma_live;
+	if (ep->rma_live)
+		ep->rma_live->live_prev = &x->w;
+	ep->rma_live = &x->w;
+	pthread_mutex_unlock(&ep->lock);
+	return x;
+}
+
+/*
+ * An asynchronous transfer's last chunk completed: off the live list, report
+ * (once; under the lock, as ofi_rma_owner_lost_locked does), kept or freed.
+ */
 static void async_finish(struct ofi_ep *ep, struct rma_wait_ext *x)
 {
 	struct ofi_rma_wait *w = &x->w;
+	bool kept = false;
 
 	pthread_mutex_lock(&ep->lock);
 	if (w->live_prev)
@@ -96,10 +147,17 @@ static void async_finish(struct ofi_ep *ep, struct rma_wait_ext *x)
 		ep->rma_live = w->live_next;
 	if (w->live_next)
 		w->live_next->live_prev = w->live_prev;
-	pthread_mutex_unlock(&ep->lock);
 	if (!atomic_exchange(&w->reported, true))
 		w->done(w->arg, transfer_status(w->status));
-	wait_free(x);
+	if (!x->tmp && ep->rma_spare_count < RMA_SPARE_MAX) {
+		w->live_next = ep->rma_spare;
+		ep->rma_spare = w;
+		ep->rma_spare_count++;
+		kept = true;
+	}
+	pthread_mutex_unlock(&ep->lock);
+	if (!kept)
+		wait_free(x);
 }
 
 void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status)
@@ -107,6 +165,16 @@ void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status)
 	/* Read before our share is given up: a synchronous waiter frees w once pending is 0. */
 	bool async = w->done != NULL, last, abandoned;
 
+	if (async) {
+		/* Nobody waits on an asynchronous record: the first error and the count are all it keeps. */
+		int none = 0;
+
+		if (status)
+			atomic_compare_exchange_strong(&w->status, &none, status);
+		if (atomic_fetch_sub(&w->pending, 1) == 1)
+			async_finish(ep, (struct rma_wait_ext *)w);
+		return;
+	}
 	pthread_mutex_lock(&w->lock);
 	/* XRMA_ECANCELED stays as it is: rma_run retries such a transfer (poll_after_departure). */
 	if (status && !w->status)
@@ -116,9 +184,7 @@ void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status)
 	if (last)
 		pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
-	if (last && async)
-		async_finish(ep, (struct rma_wait_ext *)w);
-	else if (last && abandoned)
+	if (last && abandoned)
 		wait_free((struct rma_wait_ext *)w);
 }
 
@@ -141,6 +207,13 @@ void ofi_rma_release(struct ofi_ep *ep)
 			w->done(w->arg, -XRMA_ECANCELED);
 		wait_free((struct rma_wait_ext *)w);
 	}
+	while (ep->rma_spare) {
+		struct ofi_rma_wait *w = ep->rma_spare;
+
+		ep->rma_spare = w->live_next;
+		wait_free((struct rma_wait_ext *)w);
+	}
+	ep->rma_spare_count = 0;
 }
 
 /*
@@ -554,21 +627,9 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		done(arg, rma_sync(ep, op, r, &dest, offset, iov, count, total, flags));
 		return 0;
 	}
-	x = wait_new(tmp_max(ep, count));
+	x = async_start(ep, tmp_max(ep, count), done, arg, &r->owner);
 	if (!x)
 		return -XRMA_ENOMEM;
-	x->w.done = done;
-	x->w.arg = arg;
-	x->w.owner = r->owner;
-	atomic_init(&x->w.reported, false);
-	/* Our own share of pending: no completion can finish the record while we post. */
-	atomic_store(&x->w.pending, 1);
-	pthread_mutex_lock(&ep->lock);
-	x->w.live_next = ep->rma_live;
-	if (ep->rma_live)
-		ep->rma_live->live_prev = &x->w;
-	ep->rma_live = &x->w;
-	pthread_mutex_unlock(&ep->lock);
 	ret = rma_start(ep, op, r, &dest, offset, iov, count, total, x);
 	ofi_rma_complete(ep, &x->w, ret);
 	return 0;
