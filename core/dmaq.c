@@ -48,6 +48,7 @@ static void dmaq_destroy(struct xrma_obj *obj)
 		free(job);
 	}
 	xrma_core_fence_spares_free(dmaq);
+	xrma_core_fence_publish_drop(dmaq);
 	free(dmaq->cq);
 	xrma_cond_destroy(&dmaq->cond);
 	xrma_lock_destroy(&dmaq->lock);
@@ -268,6 +269,8 @@ static void complete_job(struct xrma_rma_job *job, int status)
 	release_job_refs(job);
 	xrma_lock(&dmaq->lock);
 	unlink_inflight_locked(dmaq, job);
+	if (dmaq->publish_seg)
+		xrma_core_fence_publish_locked(dmaq);
 	if (job->sync) {
 		job->done = true;
 		job->status = status;
@@ -458,6 +461,8 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 	}
 	inline_run = job->sync && !dmaq->outstanding;
 	link_inflight_locked(dmaq, job);
+	if (dmaq->publish_seg)
+		xrma_core_fence_publish_locked(dmaq);
 	xrma_unlock(&dmaq->lock);
 
 	if (job->sync) {

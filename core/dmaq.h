@@ -65,6 +65,9 @@ struct xrma_core_dmaq {
 	 * asynchronous posts then allocates nothing, and memory freed by the
 	 * completing thread does not pile up in another thread's malloc cache.
 	 */
+	/* xrma_fence_publish: the segment (referenced, busy) and its two words, or NULL. */
+	struct xrma_core_seg *publish_seg;
+	uint64_t *publish_posted, *publish_done;
 	struct xrma_rma_job *spare_jobs;
 	size_t spare_job_count;
 	struct xrma_fence_signal *spare_signals;
@@ -95,6 +98,11 @@ void xrma_core_dmaq_drive_locked(struct xrma_core_dmaq *dmaq, bool *driving);
 
 /* Everything posted up to mark has completed (dmaq lock held). */
 bool xrma_core_dmaq_mark_done_locked(struct xrma_core_dmaq *dmaq, uint64_t mark);
+
+/* The words of xrma_fence_publish, after a post or a completion (dmaq lock held). */
+void xrma_core_fence_publish_locked(struct xrma_core_dmaq *dmaq);
+/* Let go of the published segment (at destruction). */
+void xrma_core_fence_publish_drop(struct xrma_core_dmaq *dmaq);
 
 /*
  * Fence signals whose mark completed, unlinked from the queue (lock held);

@@ -247,6 +247,95 @@ out_drop:
 	return ret;
 }
 
+/* Store v at p for a peer polling it: release order, whole. */
+static void publish_word(uint64_t *p, uint64_t v)
+{
+	XRMA_PEER_SHARED_BEGIN();
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+	XRMA_PEER_SHARED_END();
+}
+
+void xrma_core_fence_publish_locked(struct xrma_core_dmaq *dmaq)
+{
+	uint64_t done = dmaq->inflight_head ? dmaq->inflight_head->seq - 1 : dmaq->last_seq;
+
+	xrma_lock_assert_held(&dmaq->lock);
+	publish_word(dmaq->publish_posted, dmaq->last_seq);
+	publish_word(dmaq->publish_done, done);
+}
+
+static void publish_release(struct xrma_core_seg *seg)
+{
+	if (seg) {
+		xrma_ref_put(&seg->busy);
+		xrma_handle_put(&seg->obj);
+	}
+}
+
+void xrma_core_fence_publish_drop(struct xrma_core_dmaq *dmaq)
+{
+	publish_release(dmaq->publish_seg);
+	dmaq->publish_seg = NULL;
+}
+
+static int publish_check(struct xrma_seg *handle, size_t posted_offset, size_t done_offset,
+			 struct xrma_core_seg **out)
+{
+	struct xrma_core_seg *seg;
+	int ret;
+
+	*out = NULL;
+	if (!handle)
+		return 0;
+	ret = xrma_core_seg_acquire(handle, &seg);
+	if (ret)
+		return ret;
+	xrma_ref_get(&seg->busy);
+	*out = seg;
+	if (posted_offset % 8 || done_offset % 8)
+		return -XRMA_EALIGN_OFFSET;
+	if (posted_offset > seg->len || seg->len - posted_offset < 8 || done_offset > seg->len ||
+	    seg->len - done_offset < 8)
+		return -XRMA_ERANGE;
+	if (posted_offset == done_offset)
+		return -XRMA_EINVAL;
+	if (!(seg->access & XRMA_ACCESS_LOCAL_WRITE))
+		return -XRMA_EACCES;
+	return 0;
+}
+
+int xrma_fence_publish(struct xrma_dmaq *handle, struct xrma_seg *local, size_t posted_offset,
+		       size_t done_offset, uint32_t flags)
+{
+	struct xrma_core_seg *seg, *old;
+	struct xrma_core_dmaq *dmaq;
+	int ret;
+
+	if (flags)
+		return -XRMA_EINVAL;
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	ret = publish_check(local, posted_offset, done_offset, &seg);
+	if (ret) {
+		publish_release(seg);
+		xrma_handle_put(&dmaq->obj);
+		return ret;
+	}
+	xrma_lock(&dmaq->lock);
+	old = dmaq->publish_seg;
+	dmaq->publish_seg = seg;
+	if (seg) {
+		dmaq->publish_posted = (uint64_t *)(void *)((char *)seg->addr + posted_offset);
+		dmaq->publish_done = (uint64_t *)(void *)((char *)seg->addr + done_offset);
+		xrma_core_fence_publish_locked(dmaq);
+	}
+	xrma_unlock(&dmaq->lock);
+	publish_release(old);
+	xrma_handle_put(&dmaq->obj);
+	return 0;
+}
+
 /* The remote value: one atomic store where the provider has atomics, else a write. */
 static void fire_remote(struct xrma_fence_signal *s)
 {

@@ -45,6 +45,22 @@ XRMA_API int xrma_fence_signal(struct xrma_dmaq *dmaq, struct xrma_seg *local, s
 			       uint64_t local_value, struct xrma_rseg *remote, size_t remote_offset,
 			       uint64_t remote_value, uint32_t flags);
 
+/*
+ * Keep two 64-bit words of local current, for readers that cannot call in (a
+ * peer polling the segment): at posted_offset the mark of the last operation
+ * posted (what xrma_fence_mark would return), stored before the post
+ * returns; at done_offset the highest mark that has completed, stored once
+ * its data is visible, as a signal's value is. Both only grow, and both are
+ * written at once with the queue's current values. One segment per queue: a
+ * new call replaces the last, and local NULL stops. The queue holds local
+ * until it stops publishing or closes. Offsets must be 8-byte aligned
+ * (XRMA_EALIGN_OFFSET), the words inside local (XRMA_ERANGE) and apart
+ * (XRMA_EINVAL); local needs LOCAL_WRITE (XRMA_EACCES); flags must be 0.
+ * Unlike a signal per mark, it costs a store per post and per completion.
+ */
+XRMA_API int xrma_fence_publish(struct xrma_dmaq *dmaq, struct xrma_seg *local, size_t posted_offset,
+				size_t done_offset, uint32_t flags);
+
 XRMA_END_DECLS
 
 #endif

@@ -2,8 +2,9 @@
 /*
  * personalities/scif/scif_fence.c: RMA synchronisation (§3.8). INIT_SELF marks
  * are core fence marks on the endpoint's DMA queue. INIT_PEER marks are the
- * peer's RMA count read from its table; they complete when the peer's table
- * says every RMA up to the count completed. A mark is an int: 30 bits of the
+ * peer's queue's last posted mark, read from its table; they complete when the
+ * table's completed mark (both kept by the peer's core: xrma_fence_publish)
+ * reaches it. A mark is an int: 30 bits of the
  * count and one bit for PEER; waits rebuild the full count from the current one.
  * fence_signal writes its values through the core once the marked set is done.
  */

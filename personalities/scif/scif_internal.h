@@ -19,8 +19,6 @@
 #define XRMA_SCIF_PAGE ((size_t)4096)
 /* Windows one endpoint can publish to its peer. */
 #define XRMA_SCIF_RAS_MAX 1024
-/* Completion slots of the RMA counter the peer reads for INIT_PEER fences. */
-#define XRMA_SCIF_DONE_SLOTS 64
 /* Remote windows one RMA may span. */
 #define XRMA_SCIF_PIECES_MAX 64
 #define XRMA_SCIF_RAS_MAGIC 0x5241535f53434946ull   /* "RAS_SCIF" */
@@ -47,11 +45,11 @@ struct xrma_scif_ras_shared {
 	uint64_t magic;
 	uint64_t seq;      /* odd while the owner rewrites the entries */
 	uint64_t count;    /* live entries, sorted by offset */
-	uint64_t posted;   /* RMAs initiated through the owning endpoint */
+	/* The core keeps these two (xrma_fence_publish on the owner's DMA queue): */
+	uint64_t posted;   /* the mark of the last transfer the owning endpoint posted */
+	uint64_t done;     /* the highest mark whose transfers all completed */
 	/* 1 + the id of our seq box, where the peer writes its seq (0: we map the peer's table). */
 	uint64_t seq_box;
-	/* done[n % SLOTS] = n once RMA n and all before it completed. */
-	uint64_t done[XRMA_SCIF_DONE_SLOTS];
 	struct xrma_scif_ras_entry win[XRMA_SCIF_RAS_MAX];
 };
 
@@ -227,10 +225,6 @@ int xrma_scif_local_cover(struct xrma_scif_ep *ep, uint64_t offset, size_t len, 
 			  struct xrma_iov *iov, size_t max, size_t *count);
 const struct xrma_scif_window *xrma_scif_window_find(struct xrma_scif_ep *ep, uint64_t offset,
 						     size_t len);
-/* Count an RMA about to be posted; returns its number. */
-uint64_t xrma_scif_rma_begin(struct xrma_scif_ep *ep);
-/* RMA n was posted (and completed if sync): publish its completion to the peer. */
-int xrma_scif_rma_end(struct xrma_scif_ep *ep, uint64_t n, bool sync);
 
 /* scif_peer.c: the peer's table seen from here, and the peer's segments we use. */
 int xrma_scif_peer_attach(struct xrma_scif_ep *ep, uint64_t peer_ras_id);

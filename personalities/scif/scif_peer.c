@@ -482,8 +482,7 @@ int xrma_scif_peer_posted(struct xrma_scif_ep *ep, uint64_t *posted)
 
 int xrma_scif_peer_wait(struct xrma_scif_ep *ep, uint64_t target)
 {
-	size_t slot = offsetof(struct xrma_scif_ras_shared, done) +
-		      (size_t)(target % XRMA_SCIF_DONE_SLOTS) * sizeof(uint64_t);
+	size_t slot = offsetof(struct xrma_scif_ras_shared, done);
 	struct timespec nap = { .tv_nsec = PEER_WAIT_SLEEP_NS };
 
 	for (unsigned spins = 0; target; spins++) {

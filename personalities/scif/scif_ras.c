@@ -105,12 +105,17 @@ int xrma_scif_ras_setup(struct xrma_scif_ep *ep, uint64_t *ras_id)
 	ep->ras = addr;
 	memset(ep->ras, 0, XRMA_SCIF_RAS_SIZE);
 	__atomic_store_n(&ep->ras->magic, XRMA_SCIF_RAS_MAGIC, __ATOMIC_RELEASE);
-	ret = xrma_seg_export(ep->ras_seg, 0);
+	/* What a peer's SCIF_FENCE_INIT_PEER marks and waits on, kept by the core. */
+	ret = xrma_fence_publish(ep->dmaq, ep->ras_seg, offsetof(struct xrma_scif_ras_shared, posted),
+				 offsetof(struct xrma_scif_ras_shared, done), 0);
+	if (!ret)
+		ret = xrma_seg_export(ep->ras_seg, 0);
 	if (ret)
 		goto err_seg;
 	return 0;
 
 err_seg:
+	xrma_fence_publish(ep->dmaq, NULL, 0, 0, 0);
 	xrma_seg_close(ep->ras_seg);
 	ep->ras_seg = NULL;
 	ep->ras = NULL;
@@ -417,34 +422,4 @@ const struct xrma_scif_window *xrma_scif_window_find(struct xrma_scif_ep *ep, ui
 			return w;
 	}
 	return NULL;
-}
-
-uint64_t xrma_scif_rma_begin(struct xrma_scif_ep *ep)
-{
-	uint64_t n;
-
-	XRMA_PEER_SHARED_BEGIN();
-	n = LOAD(&ep->ras->posted) + 1;
-	__atomic_store_n(&ep->ras->posted, n, __ATOMIC_RELEASE);
-	XRMA_PEER_SHARED_END();
-	return n;
-}
-
-int xrma_scif_rma_end(struct xrma_scif_ep *ep, uint64_t n, bool sync)
-{
-	size_t slot = (size_t)(n % XRMA_SCIF_DONE_SLOTS), outstanding = 1;
-
-	/*
-	 * Each RMA owns a slot, so a late signal never overwrites a newer count.
-	 * Without asynchronous RMAs on this endpoint nothing can still be running.
-	 */
-	if (sync && (!ep->async_used || (!xrma_dmaq_outstanding(ep->dmaq, &outstanding) && !outstanding))) {
-		XRMA_PEER_SHARED_BEGIN();
-		__atomic_store_n(&ep->ras->done[slot], n, __ATOMIC_RELEASE);
-		XRMA_PEER_SHARED_END();
-		return 0;
-	}
-	return xrma_fence_signal(ep->dmaq, ep->ras_seg,
-				 offsetof(struct xrma_scif_ras_shared, done) + slot * sizeof(uint64_t), n,
-				 NULL, 0, 0, 0);
 }

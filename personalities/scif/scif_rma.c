@@ -5,7 +5,8 @@
  * scif_vwriteto (local side: the caller's pages, registered for the call).
  * The remote range is resolved in the peer's table and may span adjacent
  * windows: one core post per remote window, the local vector sliced to match.
- * Each RMA is counted in our table so the peer can fence on it (INIT_PEER).
+ * The core keeps our posted and completed marks in our table, where the peer
+ * fences on them (INIT_PEER).
  * SCIF_RMA_USECPU and the DMA path share the core's data path (docs/scif.md).
  */
 #include <errno.h>
@@ -71,7 +72,6 @@ static int rma_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct x
 	struct xrma_iov part[XRMA_IOV_MAX];
 	bool sync = flags & SCIF_RMA_SYNC;
 	size_t npieces, pos = 0;
-	uint64_t n;
 	int ret;
 
 	ret = xrma_scif_peer_lookup(ep, roffset, len,
@@ -81,7 +81,6 @@ static int rma_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct x
 		ret = xrma_scif_import(ep, &pieces[i], &rsegs[i]);
 	if (ret)
 		return ret;
-	n = xrma_scif_rma_begin(ep);
 	for (size_t i = 0; !ret && i < npieces; i++) {
 		size_t nparts = iov_slice(iov, count, pos, pieces[i].len, part);
 		uint32_t core = sync ? XRMA_RMA_SYNC : XRMA_RMA_SUPPRESS;
@@ -89,7 +88,7 @@ static int rma_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct x
 		if (flags & SCIF_RMA_ORDERED && i == npieces - 1)
 			core |= XRMA_RMA_ORDERED;
 		ret = xrma_scif_dmaq_post(ep, op, part, nparts, rsegs[i], pieces[i].seg_offset,
-					  pieces[i].len, n, core);
+					  pieces[i].len, 0, core);
 		pos += pieces[i].len;
 		if (!ret)
 			XRMA_KILL_POINT(op == XRMA_RMA_WRITE ? "scif.writeto.mid_transfer" :
@@ -97,8 +96,6 @@ static int rma_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct x
 	}
 	if (!sync)
 		ep->async_used = true;
-	/* Counted even when it failed: the peer's fences must not wait for it. */
-	xrma_scif_rma_end(ep, n, sync);
 	return ret;
 }
 

@@ -4,7 +4,8 @@
  * (include/xrma/fence.h): mark / wait / test on idle and busy queues, unknown
  * marks, local and remote signals written after the marked data is visible,
  * alignment, range, rights and argument errors (nothing written on failure),
- * and threads marking their own queues at once. Marks held open by an
+ * threads marking their own queues at once, and the posted and completed
+ * marks a queue publishes in memory. Marks held open by an
  * in-flight operation (XRMA_ETIMEDOUT, test == 0) need the loopback gate and
  * live in test_provider.c. Node 1 posts; node 2 owns the remote segment.
  */
@@ -326,6 +327,113 @@ static void test_fence_signal_rights_missing_returns_eacces(void **state)
 	rig_close(&r);
 }
 
+/* Where the published words sit in the local segment. */
+#define POSTED_AT 128
+#define DONE_AT 136
+
+static uint64_t word_at(const struct fixture_seg *seg, size_t offset)
+{
+	return __atomic_load_n((const uint64_t *)(const void *)((const uint8_t *)seg->addr + offset),
+			       __ATOMIC_ACQUIRE);
+}
+
+static void test_fence_publish_tracks_posted_and_done_marks(void **state)
+{
+	struct rig r;
+	uint64_t m = 0;
+
+	(void)state;
+	rig_open(&r);
+	assert_rc(xrma_fence_mark(r.q, &m), 0);
+	assert_rc(xrma_fence_publish(r.q, r.local.seg, POSTED_AT, DONE_AT, 0), 0);
+	assert_true(word_at(&r.local, POSTED_AT) == m);
+	assert_true(word_at(&r.local, DONE_AT) == m);
+	fixture_pattern(r.remote.addr, LEN, 0, 0);
+	/* Read the remote pattern into the part of the local segment the words leave alone. */
+	for (size_t at = 1024; at < LEN; at += 1024) {
+		struct xrma_iov v = { .seg = r.local.seg, .offset = at, .len = 1024 };
+
+		assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_READ, &v, 1, r.rseg, at, 1024, at,
+					 XRMA_RMA_SUPPRESS), 0);
+	}
+	assert_rc(xrma_fence_mark(r.q, &m), 0);
+	/* Posted is stored before the post returns; done follows the data. */
+	assert_true(word_at(&r.local, POSTED_AT) == m);
+	assert_int_equal(wait_value((uint8_t *)r.local.addr + DONE_AT, m), 0);
+	assert_int_equal(fixture_pattern_check((uint8_t *)r.local.addr + 1024, LEN - 1024, 0, 1024),
+			 FIXTURE_MATCH);
+	assert_int_equal(fixture_check(r.local.addr, POSTED_AT, CANARY), FIXTURE_MATCH);
+	assert_count(xrma_fence_test(r.q, m), 1);
+	/* The published segment is the queue's until the queue closes. */
+	assert_rc(xrma_seg_close(r.local.seg), XRMA_EBUSY);
+	rig_close(&r);
+}
+
+static void test_fence_publish_replaced_or_stopped_leaves_old_words(void **state)
+{
+	struct fixture_seg other;
+	struct rig r;
+	uint64_t m = 0, first;
+
+	(void)state;
+	rig_open(&r);
+	assert_rc(fixture_seg_make(fx.ctx[0], LEN, XRMA_ACCESS_ALL, false, 0, &other), 0);
+	fixture_fill(other.addr, LEN, CANARY);
+	assert_rc(xrma_fence_publish(r.q, r.local.seg, POSTED_AT, DONE_AT, 0), 0);
+	post_write(&r, 2048, 1024, 1);
+	assert_rc(xrma_fence_mark(r.q, &first), 0);
+	assert_int_equal(wait_value((uint8_t *)r.local.addr + DONE_AT, first), 0);
+	/* Moved: the first segment is free to close and its words stay as they were. */
+	assert_rc(xrma_fence_publish(r.q, other.seg, 0, 8, 0), 0);
+	post_write(&r, 3072, 1024, 2);
+	assert_rc(xrma_fence_mark(r.q, &m), 0);
+	assert_int_equal(wait_value((uint8_t *)other.addr + 8, m), 0);
+	assert_true(word_at(&other, 0) == m);
+	assert_true(word_at(&r.local, POSTED_AT) == first && word_at(&r.local, DONE_AT) == first);
+	/* Stopped: the second keeps its last values through later posts. */
+	assert_rc(xrma_fence_publish(r.q, NULL, 0, 0, 0), 0);
+	post_write(&r, 3072, 1024, 3);
+	assert_rc(xrma_dmaq_drain(r.q, FIXTURE_TIMEOUT_MS), 0);
+	assert_true(word_at(&other, 0) == m && word_at(&other, 8) == m);
+	assert_int_equal(fixture_check((uint8_t *)other.addr + 16, LEN - 16, CANARY), FIXTURE_MATCH);
+	assert_rc(fixture_seg_close(&other), 0);
+	rig_close(&r);
+}
+
+static void test_fence_publish_bad_args_change_nothing(void **state)
+{
+	struct fixture_seg ro;
+	struct xrma_dmaq *closed;
+	struct rig r;
+
+	(void)state;
+	rig_open(&r);
+	assert_rc(fixture_seg_make(fx.ctx[0], LEN, XRMA_ACCESS_LOCAL_READ, false, 0, &ro), 0);
+	fixture_fill(ro.addr, LEN, CANARY);
+	assert_rc(xrma_dmaq_open(fx.ctx[0], 4, 0, &closed), 0);
+	assert_rc(xrma_dmaq_close(closed), 0);
+	assert_rc(xrma_fence_publish(closed, r.local.seg, 0, 8, 0), XRMA_EHANDLE);
+	assert_rc(xrma_fence_publish(FIXTURE_FORGED(struct xrma_dmaq), r.local.seg, 0, 8, 0),
+		  XRMA_EHANDLE);
+	assert_rc(xrma_fence_publish(r.q, FIXTURE_FORGED(struct xrma_seg), 0, 8, 0), XRMA_EHANDLE);
+	assert_rc(xrma_fence_publish(r.q, (struct xrma_seg *)r.rseg, 0, 8, 0), XRMA_EHANDLE);
+	assert_rc(xrma_fence_publish(r.q, r.local.seg, 0, 8, 1), XRMA_EINVAL);
+	assert_rc(xrma_fence_publish(r.q, r.local.seg, 16, 16, 0), XRMA_EINVAL);
+	assert_rc(xrma_fence_publish(r.q, r.local.seg, 4, 16, 0), XRMA_EALIGN_OFFSET);
+	assert_rc(xrma_fence_publish(r.q, r.local.seg, 0, 12, 0), XRMA_EALIGN_OFFSET);
+	assert_rc(xrma_fence_publish(r.q, r.local.seg, LEN, 0, 0), XRMA_ERANGE);
+	assert_rc(xrma_fence_publish(r.q, r.local.seg, 0, LEN, 0), XRMA_ERANGE);
+	assert_rc(xrma_fence_publish(r.q, r.local.seg, SIZE_MAX - 7, 0, 0), XRMA_ERANGE);
+	assert_rc(xrma_fence_publish(r.q, ro.seg, 0, 8, 0), XRMA_EACCES);
+	/* A refused call holds nothing: both segments close, and no word was written. */
+	post_write(&r, 0, 1024, 1);
+	assert_rc(xrma_dmaq_drain(r.q, FIXTURE_TIMEOUT_MS), 0);
+	assert_int_equal(fixture_check(ro.addr, LEN, CANARY), FIXTURE_MATCH);
+	assert_int_equal(fixture_check(r.local.addr, LEN, CANARY), FIXTURE_MATCH);
+	assert_rc(fixture_seg_close(&ro), 0);
+	rig_close(&r);
+}
+
 #define FENCE_THREADS 4
 
 struct marker {
@@ -408,6 +516,9 @@ int main(void)
 		T(test_fence_signal_outside_segment_returns_erange),
 		T(test_fence_signal_rights_missing_returns_eacces),
 		T(test_fence_mark_wait_concurrent_queues_succeed),
+		T(test_fence_publish_tracks_posted_and_done_marks),
+		T(test_fence_publish_replaced_or_stopped_leaves_old_words),
+		T(test_fence_publish_bad_args_change_nothing),
 	};
 
 	return cmocka_run_group_tests_name("fence", tests, fence_group_up, fence_group_down);
