@@ -57,7 +57,8 @@ struct xrma_core_conn {
 	struct xrma_lock lock;              /* guards every field below */
 	struct xrma_cond cond;              /* broadcast by conn_changed_locked */
 	atomic_uint_fast64_t seq;           /* bumped under lock with each broadcast; spun on without */
-	enum xrma_conn_state state;
+	/* Written under lock; xrma_conn_state reads it without, on every SCIF call. */
+	_Atomic(enum xrma_conn_state) state;
 	bool closed;                        /* handle closed: waiters leave with ECANCELED */
 	bool binding;                       /* a name_bind is in the provider, outside the lock */
 	bool owns_port;                     /* bound by this endpoint: unbound at close */
@@ -1048,9 +1049,7 @@ int xrma_conn_state(struct xrma_conn *handle, enum xrma_conn_state *state)
 	ret = conn_acquire(handle, &conn);
 	if (ret)
 		return ret;
-	xrma_lock(&conn->lock);
-	*state = conn->state;
-	xrma_unlock(&conn->lock);
+	*state = atomic_load_explicit(&conn->state, memory_order_acquire);
 	xrma_handle_put(&conn->obj);
 	return 0;
 }

@@ -135,25 +135,25 @@ int xrma_dmaq_close(struct xrma_dmaq *handle)
 
 /* ---- posting ---- */
 
-/* A job for count entries: a spare one when it fits, else a new one. */
-static struct xrma_rma_job *job_take(struct xrma_core_dmaq *dmaq, size_t count)
+/*
+ * The heap home of an asynchronous job staged on the stack (lock held): a
+ * spare one, else a new one. Staging lets the checks run before the lock is
+ * taken, and taking a spare needs no lock of its own.
+ */
+static struct xrma_rma_job *job_home_locked(struct xrma_core_dmaq *dmaq, const struct xrma_rma_job *staged)
 {
-	size_t room = count <= SPARE_JOB_IOV ? SPARE_JOB_IOV : count;
-	struct xrma_rma_job *job = NULL;
+	struct xrma_rma_job *job = dmaq->spare_jobs;
 
-	if (room == SPARE_JOB_IOV) {
-		xrma_lock(&dmaq->lock);
-		job = dmaq->spare_jobs;
-		if (job) {
-			dmaq->spare_jobs = job->next;
-			dmaq->spare_job_count--;
-		}
-		xrma_unlock(&dmaq->lock);
+	if (job) {
+		dmaq->spare_jobs = job->next;
+		dmaq->spare_job_count--;
+	} else {
+		job = malloc(JOB_SIZE(SPARE_JOB_IOV));
+		if (!job)
+			return NULL;
 	}
-	if (!job)
-		job = malloc(JOB_SIZE(room));
-	if (job)
-		job->iov_room = room;
+	memcpy(job, staged, JOB_SIZE(SPARE_JOB_IOV));
+	job->segs = (struct xrma_core_seg **)(void *)&job->iov[SPARE_JOB_IOV];
 	return job;
 }
 
@@ -416,7 +416,7 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 {
 	_Alignas(struct xrma_rma_job) unsigned char stack_job[JOB_SIZE(SYNC_STACK_IOV)];
 	struct xrma_core_dmaq *dmaq;
-	struct xrma_rma_job *job;
+	struct xrma_rma_job *job, *home;
 	bool inline_run, on_heap;
 	size_t room;
 	int ret;
@@ -432,13 +432,14 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 		ret = -XRMA_EINVAL;
 		goto out_put_dmaq;
 	}
-	on_heap = !(flags & XRMA_RMA_SYNC) || count > SYNC_STACK_IOV;
-	job = on_heap ? job_take(dmaq, count) : (void *)stack_job;
+	/* Short vectors are staged on the stack; a synchronous job stays there. */
+	on_heap = count > SYNC_STACK_IOV;
+	room = on_heap ? count : SYNC_STACK_IOV;
+	job = on_heap ? malloc(JOB_SIZE(room)) : (void *)stack_job;
 	if (!job) {
 		ret = -XRMA_ENOMEM;
 		goto out_put_dmaq;
 	}
-	room = on_heap ? job->iov_room : SYNC_STACK_IOV;
 	*job = (struct xrma_rma_job){ .dmaq = dmaq, .op = op, .remote_offset = remote_offset,
 				      .len = len, .cookie = cookie, .flags = flags,
 				      .sync = !!(flags & XRMA_RMA_SYNC), .iov_room = room };
@@ -458,6 +459,16 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 		xrma_unlock(&dmaq->lock);
 		ret = -XRMA_EAGAIN;
 		goto err_release;
+	}
+	if (!job->sync && !on_heap) {
+		home = job_home_locked(dmaq, job);
+		if (!home) {
+			xrma_unlock(&dmaq->lock);
+			ret = -XRMA_ENOMEM;
+			goto err_release;
+		}
+		job = home;
+		on_heap = true;
 	}
 	inline_run = job->sync && !dmaq->outstanding;
 	link_inflight_locked(dmaq, job);

@@ -88,50 +88,6 @@ static int transfer_status(int ret)
 #define RMA_SPARE_MAX 64
 
 /*
- * The record of an asynchronous post, on the live list with the poster's
- * share of pending: a spare one (its lock and condition stay initialised),
- * else a new one. Spares hold no registrations, so only posts that make none
- * (tmp 0) take them.
- */
-static struct rma_wait_ext *async_start(struct ofi_ep *ep, size_t tmp, void (*done)(void *, int),
-					void *arg, const struct xrma_prov_addr *owner)
-{
-	struct rma_wait_ext *x = NULL;
-
-	pthread_mutex_lock(&ep->lock);
-	if (!tmp && ep->rma_spare) {
-		x = (struct rma_wait_ext *)ep->rma_spare;
-		ep->rma_spare = x->w.live_next;
-		ep->rma_spare_count--;
-		x->w.status = 0;
-		x->w.abandoned = false;
-		x->w.on_control = false;
-		x->w.served = NULL;
-		x->operand = x->compare = x->result = 0;
-	}
-	if (!x) {
-		pthread_mutex_unlock(&ep->lock);
-		x = wait_new(tmp);
-		if (!x)
-			return NULL;
-		pthread_mutex_lock(&ep->lock);
-	}
-	x->w.done = done;
-	x->w.arg = arg;
-	x->w.owner = *owner;
-	atomic_store(&x->w.reported, false);
-	/* Our own share of pending: no completion can finish the record while we post. */
-	atomic_store(&x->w.pending, 1);
-	x->w.live_prev = NULL;
-	x->w.live_next = ep->rma_live;
-	if (ep->rma_live)
-		ep->rma_live->live_prev = &x->w;
-	ep->rma_live = &x->w;
-	pthread_mutex_unlock(&ep->lock);
-	return x;
-}
-
-/*
  * An asynchronous transfer's last chunk completed: off the live list, report
  * (once; under the lock, as ofi_rma_owner_lost_locked does), kept or freed.
  */
@@ -223,15 +179,14 @@ void ofi_rma_release(struct ofi_ep *ep)
  * (port 0); and whether a gone incarnation of the node may have left its
  * connection on the initiator endpoint (rma_run).
  */
-static int owner_status(struct ofi_ep *ep, const struct xrma_prov_addr *owner, uint32_t port,
-			struct transfer_dest *dest)
+static int owner_status_locked(struct ofi_ep *ep, const struct xrma_prov_addr *owner, uint32_t port,
+			       struct transfer_dest *dest)
 {
 	struct ofi_peer *peer;
 	int status = 0;
 
 	if (dest)
 		*dest = (struct transfer_dest){ .addr = FI_ADDR_NOTAVAIL };
-	pthread_mutex_lock(&ep->lock);
 	peer = ofi_peer_find(ep, owner->node);
 	if (!peer || ofi_gone_locked(ep, owner, NULL) || (peer->ep && peer->ep != owner->ep))
 		status = -XRMA_ELOST;
@@ -246,8 +201,72 @@ static int owner_status(struct ofi_ep *ep, const struct xrma_prov_addr *owner, u
 		}
 		dest->reconnect = peer->rma_reconnect;
 	}
+	return status;
+}
+
+static int owner_status(struct ofi_ep *ep, const struct xrma_prov_addr *owner, uint32_t port,
+			struct transfer_dest *dest)
+{
+	int status;
+
+	pthread_mutex_lock(&ep->lock);
+	status = owner_status_locked(ep, owner, port, dest);
 	pthread_mutex_unlock(&ep->lock);
 	return status;
+}
+
+/*
+ * An asynchronous post to r: its owner checked (owner_status) and, unless the
+ * post must run synchronously (dest->reconnect: *out stays NULL), its record
+ * on the live list with the poster's share of pending, under one hold of the
+ * endpoint's lock. The record is a spare one when there is one (its lock and
+ * condition stay initialised; spares hold no registrations, so only posts
+ * that make none, tmp 0, take them), else a new one.
+ */
+static int async_start(struct ofi_ep *ep, struct ofi_rmem *r, size_t tmp, void (*done)(void *, int),
+		       void *arg, struct transfer_dest *dest, struct rma_wait_ext **out)
+{
+	struct rma_wait_ext *x = NULL;
+	int ret;
+
+	*out = NULL;
+	pthread_mutex_lock(&ep->lock);
+	ret = owner_status_locked(ep, &r->owner, r->key.rma_port, dest);
+	if (ret || dest->reconnect) {
+		pthread_mutex_unlock(&ep->lock);
+		return ret == -XRMA_ELOST || !ret ? ret : -XRMA_ETRANSFER;
+	}
+	if (!tmp && ep->rma_spare) {
+		x = (struct rma_wait_ext *)ep->rma_spare;
+		ep->rma_spare = x->w.live_next;
+		ep->rma_spare_count--;
+		x->w.status = 0;
+		x->w.abandoned = false;
+		x->w.on_control = false;
+		x->w.served = NULL;
+		x->operand = x->compare = x->result = 0;
+	}
+	if (!x) {
+		pthread_mutex_unlock(&ep->lock);
+		x = wait_new(tmp);
+		if (!x)
+			return -XRMA_ENOMEM;
+		pthread_mutex_lock(&ep->lock);
+	}
+	x->w.done = done;
+	x->w.arg = arg;
+	x->w.owner = r->owner;
+	atomic_store(&x->w.reported, false);
+	/* Our own share of pending: no completion can finish the record while we post. */
+	atomic_store(&x->w.pending, 1);
+	x->w.live_prev = NULL;
+	x->w.live_next = ep->rma_live;
+	if (ep->rma_live)
+		ep->rma_live->live_prev = &x->w;
+	ep->rma_live = &x->w;
+	pthread_mutex_unlock(&ep->lock);
+	*out = x;
+	return 0;
 }
 
 /* A transfer to owner completed: what the node's address leads to is owner's own connection. */
@@ -619,17 +638,14 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		done(arg, ofi_rma(state, op, rmem, offset, iov, count, flags));
 		return 0;
 	}
-	ret = owner_status(ep, &r->owner, r->key.rma_port, &dest);
+	ret = async_start(ep, r, tmp_max(ep, count), done, arg, &dest, &x);
 	if (ret)
-		return ret == -XRMA_ELOST ? ret : -XRMA_ETRANSFER;
+		return ret;
 	/* So too when it may meet a gone incarnation's connection: only rma_run posts past that. */
-	if (dest.reconnect) {
+	if (!x) {
 		done(arg, rma_sync(ep, op, r, &dest, offset, iov, count, total, flags));
 		return 0;
 	}
-	x = async_start(ep, tmp_max(ep, count), done, arg, &r->owner);
-	if (!x)
-		return -XRMA_ENOMEM;
 	ret = rma_start(ep, op, r, &dest, offset, iov, count, total, x);
 	ofi_rma_complete(ep, &x->w, ret);
 	return 0;
