@@ -23,7 +23,7 @@
 /*
  * A synchronous post's job lives on the poster's stack when its vector is this
  * short: the poster waits for it to be done and nothing touches it after that
- * (complete_job leaves a caller-owned job alone once done), and a small SYNC
+ * (complete_run leaves a caller-owned job alone once done), and a small SYNC
  * write then costs no allocation.
  */
 #define SYNC_STACK_IOV 4
@@ -258,33 +258,55 @@ static void unlink_inflight_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_
 	dmaq->outstanding--;
 }
 
-/* Retire job with status; frees it unless a synchronous poster owns it. */
-static void complete_job(struct xrma_rma_job *job, int status)
+/*
+ * Retire a run of jobs of one queue, linked by next in posting order, each
+ * with its result: one hold of the queue's lock for the run. A job is kept
+ * or freed unless a synchronous poster owns it, which takes it back once
+ * done; nothing here touches such a job after it is marked done and the
+ * lock is let go.
+ */
+static void complete_run(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *run)
 {
-	struct xrma_core_dmaq *dmaq = job->dmaq;
+	struct xrma_rma_job *unkept = NULL;
 	struct xrma_fence_signal *ready;
-	bool owned_by_caller = job->sync, kept = false;
-	bool wake = true;
+	bool wake = false;
 
-	release_job_refs(job);
+	for (struct xrma_rma_job *job = run; job; job = job->next)
+		release_job_refs(job);
 	xrma_lock(&dmaq->lock);
-	unlink_inflight_locked(dmaq, job);
+	while (run) {
+		struct xrma_rma_job *job = run;
+		int status = job->result;
+
+		run = job->next;
+		unlink_inflight_locked(dmaq, job);
+		if (job->sync) {
+			job->done = true;
+			job->status = status;
+			wake = true;
+			continue;
+		}
+		if (status || !(job->flags & XRMA_RMA_SUPPRESS)) {
+			/* Room is guaranteed: posts keep outstanding + queued within depth. */
+			dmaq->cq[(dmaq->cq_head + dmaq->cq_count) % dmaq->depth] = (struct xrma_completion){
+				.cookie = job->cookie,
+				.status = status,
+				.op = job->op,
+				.len = status ? 0 : job->len,
+			};
+			dmaq->cq_count++;
+			wake = wake || status || !(job->flags & XRMA_RMA_UNSIGNALLED);
+		} else {
+			/* A fence or drain waiter may wait for this one. */
+			wake = true;
+		}
+		if (!job_keep_locked(dmaq, job)) {
+			job->next = unkept;
+			unkept = job;
+		}
+	}
 	if (dmaq->publish_seg)
 		xrma_core_fence_publish_locked(dmaq);
-	if (job->sync) {
-		job->done = true;
-		job->status = status;
-	} else if (status || !(job->flags & XRMA_RMA_SUPPRESS)) {
-		/* Room is guaranteed: posts keep outstanding + queued within depth. */
-		dmaq->cq[(dmaq->cq_head + dmaq->cq_count) % dmaq->depth] = (struct xrma_completion){
-			.cookie = job->cookie,
-			.status = status,
-			.op = job->op,
-			.len = status ? 0 : job->len,
-		};
-		dmaq->cq_count++;
-		wake = status || !(job->flags & XRMA_RMA_UNSIGNALLED);
-	}
 	ready = xrma_core_fence_take_ready_locked(dmaq);
 	/* Until they are written, fence waits, drains and close still wait for them. */
 	if (ready)
@@ -293,9 +315,6 @@ static void complete_job(struct xrma_rma_job *job, int status)
 	/* Unsignalled successes still free waiters on drain and fences. */
 	if (wake || !dmaq->outstanding || ready)
 		xrma_cond_broadcast(&dmaq->cond);
-	/* Nothing reads the job past this point; a caller-owned one is the caller's. */
-	if (!owned_by_caller)
-		kept = job_keep_locked(dmaq, job);
 	xrma_unlock(&dmaq->lock);
 	if (ready) {
 		xrma_core_fence_fire(ready);
@@ -305,8 +324,20 @@ static void complete_job(struct xrma_rma_job *job, int status)
 		xrma_cond_broadcast(&dmaq->cond);
 		xrma_unlock(&dmaq->lock);
 	}
-	if (!owned_by_caller && !kept)
+	while (unkept) {
+		struct xrma_rma_job *job = unkept;
+
+		unkept = job->next;
 		free(job);
+	}
+}
+
+/* Retire one job with status. */
+static void complete_job(struct xrma_rma_job *job, int status)
+{
+	job->result = status;
+	job->next = NULL;
+	complete_run(job->dmaq, job);
 }
 
 void xrma_core_dmaq_job_started(struct xrma_rma_job *job)
@@ -350,9 +381,18 @@ void xrma_core_dmaq_job_post(struct xrma_rma_job *job)
 		job_done(job, ret);
 }
 
-void xrma_core_dmaq_job_retire(struct xrma_rma_job *job, int status)
+void xrma_core_dmaq_jobs_retire(struct xrma_rma_job *list)
 {
-	complete_job(job, status);
+	/* Each run of consecutive jobs of one queue retires under one hold of its lock. */
+	while (list) {
+		struct xrma_rma_job *run = list, *end = list;
+
+		while (end->next && end->next->dmaq == run->dmaq)
+			end = end->next;
+		list = end->next;
+		end->next = NULL;
+		complete_run(run->dmaq, run);
+	}
 }
 
 static void cancel_job(struct xrma_rma_job *job)

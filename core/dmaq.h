@@ -34,7 +34,7 @@ struct xrma_rma_job {
 	bool done;                          /* under dmaq lock */
 	int status;                         /* under dmaq lock once done */
 	bool finished;                      /* under engine lock: rma_post's done came */
-	int result;                         /* under engine lock: what done reported */
+	int result;                         /* what done reported (under engine lock on its lists) */
 	size_t seg_count;
 	struct xrma_core_seg **segs;        /* room for iov_room entries, after iov[] */
 	size_t iov_count;
@@ -82,12 +82,13 @@ static inline int xrma_core_dmaq_acquire(const void *handle, struct xrma_core_dm
 /*
  * Engine hooks: a job leaves the waiting list; a job runs to its end (the
  * provider's synchronous rma); a job is posted (rma_post, whose done reaches
- * xrma_engine_job_done); a posted job's result is reported, in posting order.
+ * xrma_engine_job_done); posted jobs' results (job->result) are reported, a
+ * list linked by next in posting order.
  */
 void xrma_core_dmaq_job_started(struct xrma_rma_job *job);
 void xrma_core_dmaq_job_run(struct xrma_rma_job *job);
 void xrma_core_dmaq_job_post(struct xrma_rma_job *job);
-void xrma_core_dmaq_job_retire(struct xrma_rma_job *job, int status);
+void xrma_core_dmaq_jobs_retire(struct xrma_rma_job *list);
 
 /*
  * Before a waiter blocks (dmaq lock held, released meanwhile): drive the

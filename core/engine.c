@@ -110,12 +110,7 @@ static struct xrma_rma_job *take_finished_locked(struct xrma_engine *engine)
 /* Report a list taken by take_finished_locked (the caller set retiring). */
 static void report(struct xrma_rma_job *retired)
 {
-	while (retired) {
-		struct xrma_rma_job *job = retired;
-
-		retired = job->next;
-		xrma_core_dmaq_job_retire(job, job->result);
-	}
+	xrma_core_dmaq_jobs_retire(retired);
 }
 
 /*

@@ -679,7 +679,8 @@ static void rx_repost_locked(struct ofi_ep *ep)
 			rx_post(ep, &ep->rx[i]);
 }
 
-static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err)
+/* *now: the clock for the read's transfers, taken once (0 until then). */
+static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err, uint64_t *now)
 {
 	struct ofi_op *op = context;
 
@@ -704,7 +705,9 @@ static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err)
 	case OFI_OP_RMA:
 		if (!((struct ofi_rma_wait *)op)->on_control) {
 			ofi_rma_inflight(ep, ((struct ofi_rma_wait *)op)->served, false);
-			atomic_store_explicit(&ep->rma_moved_ns, ofi_now_ns(), memory_order_relaxed);
+			if (!*now)
+				*now = ofi_now_ns();
+			atomic_store_explicit(&ep->rma_moved_ns, *now, memory_order_relaxed);
 		}
 		ofi_rma_complete(ep, (struct ofi_rma_wait *)op, err);
 		break;
@@ -719,6 +722,7 @@ static int cq_poll_locked(struct ofi_ep *ep, struct fid_cq *cq)
 
 	for (;;) {
 		ssize_t n = fi_cq_read(cq, entries, POLL_BATCH);
+		uint64_t now = 0;
 
 		if (n == -FI_EAVAIL) {
 			struct fi_cq_err_entry err = { 0 };
@@ -728,7 +732,7 @@ static int cq_poll_locked(struct ofi_ep *ep, struct fid_cq *cq)
 
 				if (!code)
 					code = -XRMA_ETRANSFER;
-				complete_one(ep, err.op_context, 0, code);
+				complete_one(ep, err.op_context, 0, code, &now);
 				handled++;
 			}
 			continue;
@@ -736,7 +740,7 @@ static int cq_poll_locked(struct ofi_ep *ep, struct fid_cq *cq)
 		if (n <= 0)
 			return handled;
 		for (ssize_t i = 0; i < n; i++)
-			complete_one(ep, entries[i].op_context, entries[i].len, 0);
+			complete_one(ep, entries[i].op_context, entries[i].len, 0, &now);
 		handled += (int)n;
 		if (n < POLL_BATCH)
 			return handled;
