@@ -41,6 +41,7 @@ struct transfer_dest {
 	fi_addr_t addr;
 	struct ofi_peer *served;
 	bool reconnect;
+	uint64_t now;            /* the clock when the owner was checked: the post's time */
 };
 
 struct rma_wait_ext {
@@ -195,8 +196,9 @@ static int owner_status_locked(struct ofi_ep *ep, const struct xrma_prov_addr *o
 	else if (dest)
 		status = ofi_peer_addr_locked(ep, peer, &dest->addr);
 	if (!status && dest) {
+		dest->now = ofi_now_ns();
 		if (port) {
-			ofi_serve_ask_locked(ep, peer, owner->ep, ofi_now_ns());
+			ofi_serve_ask_locked(ep, peer, owner->ep, dest->now);
 			dest->served = peer;
 		}
 		dest->reconnect = peer->rma_reconnect;
@@ -355,16 +357,25 @@ static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, boo
  * thread announces its sleep before it looks at the count one last time
  * (progress_main), so one of the two sees the other.
  */
+static void rma_inflight_from(struct ofi_ep *ep, struct ofi_peer *served, uint64_t now);
+
 void ofi_rma_inflight(struct ofi_ep *ep, struct ofi_peer *served, bool on)
 {
-	uint64_t now;
-
-	atomic_fetch_add_explicit(&ep->rma_inflight, on ? 1 : -1, memory_order_relaxed);
-	if (served)
-		atomic_fetch_add_explicit(&served->rma_inflight, on ? 1 : -1, memory_order_relaxed);
-	if (!on)
+	if (on) {
+		rma_inflight_from(ep, served, ofi_now_ns());
 		return;
-	now = ofi_now_ns();
+	}
+	atomic_fetch_sub_explicit(&ep->rma_inflight, 1, memory_order_relaxed);
+	if (served)
+		atomic_fetch_sub_explicit(&served->rma_inflight, 1, memory_order_relaxed);
+}
+
+/* ofi_rma_inflight(on) for a transfer posted at now. */
+static void rma_inflight_from(struct ofi_ep *ep, struct ofi_peer *served, uint64_t now)
+{
+	atomic_fetch_add_explicit(&ep->rma_inflight, 1, memory_order_relaxed);
+	if (served)
+		atomic_fetch_add_explicit(&served->rma_inflight, 1, memory_order_relaxed);
 	atomic_store_explicit(&ep->rma_moved_ns, now, memory_order_relaxed);
 	/*
 	 * The poster comes back for completions (the core reads them after posts
@@ -398,11 +409,12 @@ static void poll_after_departure(struct ofi_ep *ep)
 
 /* Post one chunk, retrying (bounded) while the provider asks for progress. */
 static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
-		      struct ofi_peer *served, enum xrma_rma_op op, struct fi_msg_rma *msg)
+		      const struct transfer_dest *dest, enum xrma_rma_op op, struct fi_msg_rma *msg)
 {
+	struct ofi_peer *served = dest->served;
 	uint64_t since = 0;
 
-	ofi_rma_inflight(ep, served, true);
+	rma_inflight_from(ep, served, dest->now);
 	for (unsigned int tries = 1;; tries++) {
 		ssize_t ret = op == XRMA_RMA_WRITE
 				      ? fi_writemsg(ep->rma_ep, msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
@@ -470,7 +482,7 @@ static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
 					   .addr = dest->addr, .rma_iov = &rma, .rma_iov_count = 1,
 					   .context = &x->w.op };
 		atomic_fetch_add(&x->w.pending, 1);
-		ret = post_chunk(ep, &r->owner, dest->served, op, &msg);
+		ret = post_chunk(ep, &r->owner, dest, op, &msg);
 		if (ret)
 			atomic_fetch_sub(&x->w.pending, 1);
 		done += bytes;
