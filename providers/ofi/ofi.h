@@ -171,6 +171,7 @@ struct ofi_rma_wait {
 	struct ofi_peer *served;               /* fixed: whose target endpoint it goes to, or NULL */
 	struct xrma_prov_addr owner;           /* fixed: whose memory (async) */
 	struct ofi_rma_wait *live_prev, *live_next;   /* ep->rma_live; under ep->lock */
+	struct ofi_rma_wait *finished_next;   /* a completion read's finished records (the reader's) */
 };
 
 /* A node of the node file, and what we know about its endpoint. */
@@ -426,7 +427,14 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 /* Read completions from the calling thread (the core's driving waiter). */
 int ofi_rma_progress(void *state);
 /* A transfer's completion (from ofi_cq_poll): status 0 or a negative XRMA_E*. */
-void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status);
+/*
+ * One chunk of w ended with status. An asynchronous record whose last chunk
+ * this was is finished at once, or, with finished, put on that list for
+ * ofi_rma_finish, so a completion read's records take the endpoint lock once.
+ */
+void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status,
+		      struct ofi_rma_wait **finished);
+void ofi_rma_finish(struct ofi_ep *ep, struct ofi_rma_wait *finished);
 /*
  * One operation is about to be posted on a separate rma_ep (on), or its post
  * failed or it completed (off): the progress thread polls rma_cq while any is

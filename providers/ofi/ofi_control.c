@@ -679,8 +679,12 @@ static void rx_repost_locked(struct ofi_ep *ep)
 			rx_post(ep, &ep->rx[i]);
 }
 
-/* *now: the clock for the read's transfers, taken once (0 until then). */
-static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err, uint64_t *now)
+/*
+ * *now: the clock for the read's transfers, taken once (0 until then);
+ * *finished: its asynchronous transfers that ended (ofi_rma_finish).
+ */
+static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err, uint64_t *now,
+			 struct ofi_rma_wait **finished)
 {
 	struct ofi_op *op = context;
 
@@ -709,7 +713,7 @@ static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err, 
 				*now = ofi_now_ns();
 			atomic_store_explicit(&ep->rma_moved_ns, *now, memory_order_relaxed);
 		}
-		ofi_rma_complete(ep, (struct ofi_rma_wait *)op, err);
+		ofi_rma_complete(ep, (struct ofi_rma_wait *)op, err, finished);
 		break;
 	}
 }
@@ -722,6 +726,7 @@ static int cq_poll_locked(struct ofi_ep *ep, struct fid_cq *cq)
 
 	for (;;) {
 		ssize_t n = fi_cq_read(cq, entries, POLL_BATCH);
+		struct ofi_rma_wait *finished = NULL;
 		uint64_t now = 0;
 
 		if (n == -FI_EAVAIL) {
@@ -732,7 +737,8 @@ static int cq_poll_locked(struct ofi_ep *ep, struct fid_cq *cq)
 
 				if (!code)
 					code = -XRMA_ETRANSFER;
-				complete_one(ep, err.op_context, 0, code, &now);
+				complete_one(ep, err.op_context, 0, code, &now, &finished);
+				ofi_rma_finish(ep, finished);
 				handled++;
 			}
 			continue;
@@ -740,7 +746,8 @@ static int cq_poll_locked(struct ofi_ep *ep, struct fid_cq *cq)
 		if (n <= 0)
 			return handled;
 		for (ssize_t i = 0; i < n; i++)
-			complete_one(ep, entries[i].op_context, entries[i].len, 0, &now);
+			complete_one(ep, entries[i].op_context, entries[i].len, 0, &now, &finished);
+		ofi_rma_finish(ep, finished);
 		handled += (int)n;
 		if (n < POLL_BATCH)
 			return handled;

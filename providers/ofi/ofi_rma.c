@@ -89,35 +89,49 @@ static int transfer_status(int ret)
 #define RMA_SPARE_MAX 64
 
 /*
- * An asynchronous transfer's last chunk completed: off the live list, report
- * (once; under the lock, as ofi_rma_owner_lost_locked does), kept or freed.
+ * Asynchronous transfers whose last chunk completed, linked by finished_next:
+ * off the live list, reported once (under the lock, as
+ * ofi_rma_owner_lost_locked does), kept or freed, under one hold of the lock.
  */
-static void async_finish(struct ofi_ep *ep, struct rma_wait_ext *x)
+void ofi_rma_finish(struct ofi_ep *ep, struct ofi_rma_wait *finished)
 {
-	struct ofi_rma_wait *w = &x->w;
-	bool kept = false;
+	struct rma_wait_ext *unkept = NULL;
 
+	if (!finished)
+		return;
 	pthread_mutex_lock(&ep->lock);
-	if (w->live_prev)
-		w->live_prev->live_next = w->live_next;
-	else
-		ep->rma_live = w->live_next;
-	if (w->live_next)
-		w->live_next->live_prev = w->live_prev;
-	if (!atomic_exchange(&w->reported, true))
-		w->done(w->arg, transfer_status(w->status));
-	if (!x->tmp && ep->rma_spare_count < RMA_SPARE_MAX) {
-		w->live_next = ep->rma_spare;
-		ep->rma_spare = w;
-		ep->rma_spare_count++;
-		kept = true;
+	while (finished) {
+		struct ofi_rma_wait *w = finished;
+
+		finished = w->finished_next;
+		if (w->live_prev)
+			w->live_prev->live_next = w->live_next;
+		else
+			ep->rma_live = w->live_next;
+		if (w->live_next)
+			w->live_next->live_prev = w->live_prev;
+		if (!atomic_exchange(&w->reported, true))
+			w->done(w->arg, transfer_status(w->status));
+		if (!((struct rma_wait_ext *)w)->tmp && ep->rma_spare_count < RMA_SPARE_MAX) {
+			w->live_next = ep->rma_spare;
+			ep->rma_spare = w;
+			ep->rma_spare_count++;
+		} else {
+			w->finished_next = (struct ofi_rma_wait *)unkept;
+			unkept = (struct rma_wait_ext *)w;
+		}
 	}
 	pthread_mutex_unlock(&ep->lock);
-	if (!kept)
+	while (unkept) {
+		struct rma_wait_ext *x = unkept;
+
+		unkept = (struct rma_wait_ext *)x->w.finished_next;
 		wait_free(x);
+	}
 }
 
-void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status)
+void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status,
+		      struct ofi_rma_wait **finished)
 {
 	/* Read before our share is given up: a synchronous waiter frees w once pending is 0. */
 	bool async = w->done != NULL, last, abandoned;
@@ -128,8 +142,15 @@ void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status)
 
 		if (status)
 			atomic_compare_exchange_strong(&w->status, &none, status);
-		if (atomic_fetch_sub(&w->pending, 1) == 1)
-			async_finish(ep, (struct rma_wait_ext *)w);
+		if (atomic_fetch_sub(&w->pending, 1) != 1)
+			return;
+		w->finished_next = NULL;
+		if (!finished) {
+			ofi_rma_finish(ep, w);
+			return;
+		}
+		w->finished_next = *finished;
+		*finished = w;
 		return;
 	}
 	pthread_mutex_lock(&w->lock);
@@ -659,7 +680,7 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		return 0;
 	}
 	ret = rma_start(ep, op, r, &dest, offset, iov, count, total, x);
-	ofi_rma_complete(ep, &x->w, ret);
+	ofi_rma_complete(ep, &x->w, ret, NULL);
 	return 0;
 }
 
