@@ -33,8 +33,8 @@ struct xrma_rma_job {
 	bool sync;                          /* a caller waits on done/status itself */
 	bool done;                          /* under dmaq lock */
 	int status;                         /* under dmaq lock once done */
-	bool finished;                      /* under engine lock: rma_post's done came */
-	int result;                         /* what done reported (under engine lock on its lists) */
+	atomic_bool finished;               /* rma_post's done came (read under engine lock) */
+	int result;                         /* what done reported: written before finished */
 	size_t seg_count;
 	struct xrma_core_seg **segs;        /* room for iov_room entries, after iov[] */
 	size_t iov_count;

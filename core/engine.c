@@ -65,7 +65,7 @@ static bool can_start_locked(const struct xrma_engine *engine)
 static void activate_locked(struct xrma_engine *engine, struct xrma_rma_job *job)
 {
 	job->next = NULL;
-	job->finished = false;
+	atomic_store_explicit(&job->finished, false, memory_order_relaxed);
 	if (engine->active_tail)
 		engine->active_tail->next = job;
 	else
@@ -94,7 +94,8 @@ static struct xrma_rma_job *take_finished_locked(struct xrma_engine *engine)
 {
 	struct xrma_rma_job *first = engine->active_head, *last = NULL;
 
-	for (struct xrma_rma_job *job = first; job && job->finished; job = job->next) {
+	for (struct xrma_rma_job *job = first;
+	     job && atomic_load_explicit(&job->finished, memory_order_acquire); job = job->next) {
 		last = job;
 		engine->active--;
 	}
@@ -314,12 +315,19 @@ bool xrma_engine_drive(struct xrma_core_ctx *ctx, const atomic_size_t *progress,
 
 void xrma_engine_job_done(struct xrma_engine *engine, struct xrma_rma_job *job, int status)
 {
-	xrma_lock(&engine->lock);
 	job->result = status;
-	job->finished = true;
+	atomic_store(&job->finished, true);
 	atomic_fetch_add_explicit(&engine->finished, 1, memory_order_release);
-	/* Only the front job's end lets the engine retire, or start a fence; a driver reports itself. */
-	if (engine->active_head == job && !atomic_load(&engine->drivers))
+	/*
+	 * A driver reports what finished before it leaves (drive_rounds ends in
+	 * retire_ready, after it stopped counting itself), so the common case
+	 * takes no lock. Else only the front job's end lets the engine retire,
+	 * or start a fence.
+	 */
+	if (atomic_load(&engine->drivers))
+		return;
+	xrma_lock(&engine->lock);
+	if (engine->active_head == job)
 		xrma_cond_broadcast(&engine->cond);
 	xrma_unlock(&engine->lock);
 }
