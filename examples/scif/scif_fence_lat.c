@@ -9,6 +9,7 @@
  * the raw local cost of the same pattern: an 8-byte store, a full fence, and
  * a load of a flag.
  */
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,8 @@
 
 #define HOST_WIN 0
 #define FLAG_OFF 64
+/* Looks at the flag before await_flag starts yielding. */
+#define AWAIT_SPINS (1u << 16)
 
 enum kind { FENCE_WAIT, SIGNAL_LOCAL, SIGNAL_REMOTE, RMA_SYNC };
 
@@ -29,10 +32,16 @@ struct fl {
 	char *raw;
 };
 
+/*
+ * Spin for the value, then yield between looks: the library thread that
+ * writes it may share this CPU (and a scheduler that serialises threads, as
+ * valgrind's does, may otherwise never run it).
+ */
 static void await_flag(volatile uint64_t *flag, uint64_t want)
 {
-	while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != want)
-		;
+	for (unsigned spins = 0; __atomic_load_n(flag, __ATOMIC_ACQUIRE) != want; spins++)
+		if (spins >= AWAIT_SPINS)
+			sched_yield();
 }
 
 static void fence_round(void *arg, int iterations)
