@@ -133,8 +133,7 @@ static int rseg_open(struct xrma_core_ctx *ctx, const struct rseg_target *t, uin
 	rseg->ctx = ctx;
 	rseg->id = t->id;
 	rseg->raw = t->raw;
-	rseg->state = XRMA_RSEG_CONNECTED;
-	atomic_init(&rseg->lost, false);
+	atomic_init(&rseg->state, XRMA_RSEG_CONNECTED);
 	xrma_ref_init(&rseg->busy);
 	xrma_lock_init(&rseg->lock);
 	xrma_evq_init(&rseg->events, ctx, &rseg->obj);
@@ -303,8 +302,10 @@ RSEG_GETTER(state, enum xrma_rseg_state, rseg->state)
 
 int xrma_core_rseg_usable(struct xrma_core_rseg *rseg)
 {
-	/* Checked on every transfer; losing the segment never reverses. */
-	return atomic_load_explicit(&rseg->lost, memory_order_acquire) ? -XRMA_ELOST : 0;
+	/* Every transfer asks, without the lock: the answer may change right after either way. */
+	if (atomic_load_explicit(&rseg->state, memory_order_acquire) == XRMA_RSEG_LOST)
+		return -XRMA_ELOST;
+	return 0;
 }
 
 static int check_map_args(struct xrma_core_rseg *rseg, size_t offset, size_t len, uint32_t flags)
@@ -489,8 +490,6 @@ static void transition(struct xrma_core_rseg *rseg, enum xrma_rseg_state state,
 	changed = rseg->state != XRMA_RSEG_LOST;
 	if (changed)
 		rseg->state = state;
-	if (state == XRMA_RSEG_LOST)
-		atomic_store_explicit(&rseg->lost, true, memory_order_release);
 	xrma_unlock(&rseg->lock);
 	if (changed)
 		xrma_evq_post(&rseg->events,

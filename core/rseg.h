@@ -37,8 +37,8 @@ struct xrma_core_rseg {
 	uint64_t early_notice;              /* under ctx->lock: notice that beat publication */
 
 	struct xrma_lock lock;              /* guards state and maps */
-	enum xrma_rseg_state state;
-	atomic_bool lost;                   /* state is LOST: set under lock, read without it */
+	/* Written under lock; every transfer reads it without (xrma_core_rseg_usable). */
+	_Atomic(enum xrma_rseg_state) state;
 	struct xrma_rseg_map *maps;
 
 	struct xrma_evq events;
@@ -47,6 +47,23 @@ struct xrma_core_rseg {
 static inline int xrma_core_rseg_acquire(const void *handle, struct xrma_core_rseg **rseg)
 {
 	return XRMA_HANDLE_GET(handle, XRMA_OBJ_RSEG, struct xrma_core_rseg, *rseg);
+}
+
+/* A use that keeps the import from closing (a transfer, a fence signal): reference and busy count. */
+static inline int xrma_core_rseg_busy_get(const void *handle, struct xrma_core_rseg **rseg)
+{
+	int ret = xrma_core_rseg_acquire(handle, rseg);
+
+	if (!ret)
+		xrma_ref_get(&(*rseg)->busy);
+	return ret;
+}
+
+/* The end of a use taken with xrma_core_rseg_busy_get. */
+static inline void xrma_core_rseg_busy_put(struct xrma_core_rseg *rseg)
+{
+	xrma_ref_put(&rseg->busy);
+	xrma_handle_put(&rseg->obj);
 }
 
 /* 0 if usable for new work, -XRMA_ELOST if lost. */
