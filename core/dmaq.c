@@ -170,14 +170,10 @@ static bool job_keep_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *jo
 
 static void release_job_refs(struct xrma_rma_job *job)
 {
-	for (size_t i = 0; i < job->seg_count; i++) {
-		xrma_ref_put(&job->segs[i]->busy);
-		xrma_handle_put(&job->segs[i]->obj);
-	}
-	if (job->rseg) {
-		xrma_ref_put(&job->rseg->busy);
-		xrma_handle_put(&job->rseg->obj);
-	}
+	for (size_t i = 0; i < job->seg_count; i++)
+		xrma_core_seg_busy_put(job->segs[i]);
+	if (job->rseg)
+		xrma_core_rseg_busy_put(job->rseg);
 }
 
 /*
@@ -193,11 +189,10 @@ static int build_local(struct xrma_rma_job *job, const struct xrma_iov *local, s
 	for (size_t i = 0; i < count; i++) {
 		struct xrma_core_seg *seg;
 
-		ret = xrma_core_seg_acquire(local[i].seg, &seg);
+		ret = xrma_core_seg_busy_get(local[i].seg, &seg);
 		if (ret)
 			return ret;
 		job->segs[job->seg_count++] = seg;
-		xrma_ref_get(&seg->busy);
 		if (local[i].offset > seg->len || local[i].len > seg->len - local[i].offset)
 			return -XRMA_ERANGE;
 		if (!(seg->access & need))
@@ -484,10 +479,9 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 				      .len = len, .cookie = cookie, .flags = flags,
 				      .sync = !!(flags & XRMA_RMA_SYNC), .iov_room = room };
 	job->segs = (struct xrma_core_seg **)(void *)&job->iov[room];
-	ret = xrma_core_rseg_acquire(remote, &job->rseg);
+	ret = xrma_core_rseg_busy_get(remote, &job->rseg);
 	if (ret)
 		goto err_free_job;
-	xrma_ref_get(&job->rseg->busy);
 	ret = build_local(job, local, count, len);
 	if (!ret)
 		ret = check_remote(job, NULL, &dmaq->ctx->caps);

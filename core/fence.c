@@ -113,23 +113,18 @@ int xrma_fence_wait(struct xrma_dmaq *handle, uint64_t mark, int timeout_ms)
 /* Let go of the segments a signal holds (its memory is the caller's). */
 static void signal_drop_targets(struct xrma_fence_signal *s)
 {
-	if (s->local) {
-		xrma_ref_put(&s->local->busy);
-		xrma_handle_put(&s->local->obj);
-	}
-	if (s->remote) {
-		xrma_ref_put(&s->remote->busy);
-		xrma_handle_put(&s->remote->obj);
-	}
+	if (s->local)
+		xrma_core_seg_busy_put(s->local);
+	if (s->remote)
+		xrma_core_rseg_busy_put(s->remote);
 }
 
 static int signal_check_local(struct xrma_fence_signal *s, struct xrma_seg *handle, size_t offset)
 {
-	int ret = xrma_core_seg_acquire(handle, &s->local);
+	int ret = xrma_core_seg_busy_get(handle, &s->local);
 
 	if (ret)
 		return ret;
-	xrma_ref_get(&s->local->busy);
 	if (offset % 4)
 		return -XRMA_EALIGN_OFFSET;
 	if (offset > s->local->len || s->local->len - offset < 8)
@@ -141,11 +136,10 @@ static int signal_check_local(struct xrma_fence_signal *s, struct xrma_seg *hand
 
 static int signal_check_remote(struct xrma_fence_signal *s, struct xrma_rseg *handle, size_t offset)
 {
-	int ret = xrma_core_rseg_acquire(handle, &s->remote);
+	int ret = xrma_core_rseg_busy_get(handle, &s->remote);
 
 	if (ret)
 		return ret;
-	xrma_ref_get(&s->remote->busy);
 	if (offset % 4)
 		return -XRMA_EALIGN_OFFSET;
 	if (offset > s->remote->len || s->remote->len - offset < 8)
@@ -264,12 +258,11 @@ void xrma_core_fence_publish_locked(struct xrma_core_dmaq *dmaq)
 	publish_word(dmaq->publish_done, done);
 }
 
+/* The end of a publication's use of its segment, if it had one. */
 static void publish_release(struct xrma_core_seg *seg)
 {
-	if (seg) {
-		xrma_ref_put(&seg->busy);
-		xrma_handle_put(&seg->obj);
-	}
+	if (seg)
+		xrma_core_seg_busy_put(seg);
 }
 
 void xrma_core_fence_publish_drop(struct xrma_core_dmaq *dmaq)
@@ -287,10 +280,9 @@ static int publish_check(struct xrma_seg *handle, size_t posted_offset, size_t d
 	*out = NULL;
 	if (!handle)
 		return 0;
-	ret = xrma_core_seg_acquire(handle, &seg);
+	ret = xrma_core_seg_busy_get(handle, &seg);
 	if (ret)
 		return ret;
-	xrma_ref_get(&seg->busy);
 	*out = seg;
 	if (posted_offset % 8 || done_offset % 8)
 		return -XRMA_EALIGN_OFFSET;

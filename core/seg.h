@@ -49,6 +49,26 @@ static inline int xrma_core_seg_acquire(const void *handle, struct xrma_core_seg
 	return XRMA_HANDLE_GET(handle, XRMA_OBJ_SEG, struct xrma_core_seg, *seg);
 }
 
+/*
+ * A use that keeps the segment from closing (a transfer, a window entry, a
+ * fence signal or publication): a reference through handle and a busy count.
+ */
+static inline int xrma_core_seg_busy_get(const void *handle, struct xrma_core_seg **seg)
+{
+	int ret = xrma_core_seg_acquire(handle, seg);
+
+	if (!ret)
+		xrma_ref_get(&(*seg)->busy);
+	return ret;
+}
+
+/* The end of a use taken with xrma_core_seg_busy_get. */
+static inline void xrma_core_seg_busy_put(struct xrma_core_seg *seg)
+{
+	xrma_ref_put(&seg->busy);
+	xrma_handle_put(&seg->obj);
+}
+
 void xrma_core_seg_on_import(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
 			     const struct xrma_wire_msg *msg);
 /* An import by bus address (XRMA_WIRE_SEG_IMPORT_BUS): find the segment, check, answer. */

@@ -25,8 +25,7 @@ struct xrma_win_entry {
 
 static void entry_free(struct xrma_win_entry *e)
 {
-	xrma_ref_put(&e->seg->busy);
-	xrma_handle_put(&e->seg->obj);
+	xrma_core_seg_busy_put(e->seg);
 	free(e);
 }
 
