@@ -118,7 +118,6 @@ struct xrma_scif_ep {
 	size_t nwindows, windows_cap;
 	struct xrma_scif_import *imports;
 	size_t nimports, imports_cap;
-	bool async_used;                     /* completions of failed async RMAs may queue */
 	/* v-call registrations kept: SCIF_RMA_USECACHE, or any where they pin nothing */
 	struct {                             /* [base, +len) as a segment */
 		uintptr_t base;

@@ -44,9 +44,8 @@ static void rma_reap(struct xrma_scif_ep *ep)
 {
 	struct xrma_completion done[16];
 
-	if (ep->async_used)
-		while (xrma_dmaq_poll(ep->dmaq, done, 16) == 16)
-			;
+	while (xrma_dmaq_poll(ep->dmaq, done, 16) == 16)
+		;
 }
 
 int xrma_scif_dmaq_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct xrma_iov *iov,
@@ -94,8 +93,6 @@ static int rma_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct x
 			XRMA_KILL_POINT(op == XRMA_RMA_WRITE ? "scif.writeto.mid_transfer" :
 						       "scif.readfrom.mid_transfer");
 	}
-	if (!sync)
-		ep->async_used = true;
 	return ret;
 }
 
