@@ -60,14 +60,14 @@ struct xrma_core_dmaq {
 	struct xrma_fence_signal **signals_tail;
 	atomic_size_t progress;             /* bumped per completion, for spinning waiters */
 	size_t firing;                      /* signals taken ready, not yet written and released */
+	/* xrma_fence_publish: the segment (referenced, busy) and its two words, or NULL. */
+	struct xrma_core_seg *publish_seg;
+	uint64_t *publish_posted, *publish_done;
 	/*
 	 * Finished jobs and fired signals kept for the next posts: a stream of
 	 * asynchronous posts then allocates nothing, and memory freed by the
 	 * completing thread does not pile up in another thread's malloc cache.
 	 */
-	/* xrma_fence_publish: the segment (referenced, busy) and its two words, or NULL. */
-	struct xrma_core_seg *publish_seg;
-	uint64_t *publish_posted, *publish_done;
 	struct xrma_rma_job *spare_jobs;
 	size_t spare_job_count;
 	struct xrma_fence_signal *spare_signals;

@@ -144,13 +144,11 @@ void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status,
 			atomic_compare_exchange_strong(&w->status, &none, status);
 		if (atomic_fetch_sub(&w->pending, 1) != 1)
 			return;
-		w->finished_next = NULL;
-		if (!finished) {
+		w->finished_next = finished ? *finished : NULL;
+		if (finished)
+			*finished = w;
+		else
 			ofi_rma_finish(ep, w);
-			return;
-		}
-		w->finished_next = *finished;
-		*finished = w;
 		return;
 	}
 	pthread_mutex_lock(&w->lock);
@@ -374,24 +372,11 @@ static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, boo
 }
 
 /*
- * A post counts itself before it looks whether the thread sleeps, and the
- * thread announces its sleep before it looks at the count one last time
- * (progress_main), so one of the two sees the other.
+ * ofi_rma_inflight(on) for a transfer posted at now. A post counts itself
+ * before it looks whether the thread sleeps, and the thread announces its
+ * sleep before it looks at the count one last time (progress_main), so one of
+ * the two sees the other.
  */
-static void rma_inflight_from(struct ofi_ep *ep, struct ofi_peer *served, uint64_t now);
-
-void ofi_rma_inflight(struct ofi_ep *ep, struct ofi_peer *served, bool on)
-{
-	if (on) {
-		rma_inflight_from(ep, served, ofi_now_ns());
-		return;
-	}
-	atomic_fetch_sub_explicit(&ep->rma_inflight, 1, memory_order_relaxed);
-	if (served)
-		atomic_fetch_sub_explicit(&served->rma_inflight, 1, memory_order_relaxed);
-}
-
-/* ofi_rma_inflight(on) for a transfer posted at now. */
 static void rma_inflight_from(struct ofi_ep *ep, struct ofi_peer *served, uint64_t now)
 {
 	atomic_fetch_add_explicit(&ep->rma_inflight, 1, memory_order_relaxed);
@@ -409,6 +394,17 @@ static void rma_inflight_from(struct ofi_ep *ep, struct ofi_peer *served, uint64
 		if (atomic_load(&ep->progress_asleep))
 			ofi_progress_kick(ep);
 	}
+}
+
+void ofi_rma_inflight(struct ofi_ep *ep, struct ofi_peer *served, bool on)
+{
+	if (on) {
+		rma_inflight_from(ep, served, ofi_now_ns());
+		return;
+	}
+	atomic_fetch_sub_explicit(&ep->rma_inflight, 1, memory_order_relaxed);
+	if (served)
+		atomic_fetch_sub_explicit(&served->rma_inflight, 1, memory_order_relaxed);
 }
 
 /*
