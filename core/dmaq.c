@@ -168,30 +168,77 @@ static bool job_keep_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *jo
 	return true;
 }
 
-static void release_job_refs(struct xrma_rma_job *job)
+/* End the busy uses a job took for itself (not through the queue's holds). */
+static void release_own_refs(struct xrma_rma_job *job)
 {
 	for (size_t i = 0; i < job->seg_count; i++)
-		xrma_core_seg_busy_put(job->segs[i]);
-	if (job->rseg)
+		if (!(job->held & (1ull << i)))
+			xrma_core_seg_busy_put(job->segs[i]);
+	if (job->rseg && !job->rseg_held)
 		xrma_core_rseg_busy_put(job->rseg);
+}
+
+/*
+ * Count a checked job into the queue's holds (lock held): through the holds
+ * its segments were found in, and by handing its own uses to free holds.
+ */
+static void holds_enter_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job)
+{
+	for (size_t i = 0; i < job->seg_count; i++) {
+		struct xrma_core_seg *seg = job->segs[i];
+
+		if (job->held & (1ull << i))
+			xrma_dmaq_hold_of(&dmaq->seg_holds, &seg->obj)->jobs++;
+		else if (xrma_dmaq_hold_adopt(&dmaq->seg_holds, &seg->obj, &seg->busy))
+			job->held |= 1ull << i;
+	}
+	if (job->rseg_held)
+		xrma_dmaq_hold_of(&dmaq->rseg_holds, &job->rseg->obj)->jobs++;
+	else
+		job->rseg_held = xrma_dmaq_hold_adopt(&dmaq->rseg_holds, &job->rseg->obj, &job->rseg->busy);
+}
+
+/*
+ * Count a retiring job out of the queue's holds (lock held). The references
+ * of holds it was the last use of go to put[] (room for every hold), for
+ * the caller to drop after unlocking; returns how many.
+ */
+static size_t holds_leave_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job, struct xrma_obj **put)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < job->seg_count; i++)
+		if (job->held & (1ull << i))
+			n += xrma_dmaq_hold_leave(xrma_dmaq_hold_of(&dmaq->seg_holds, &job->segs[i]->obj), &put[n]);
+	if (job->rseg_held)
+		n += xrma_dmaq_hold_leave(xrma_dmaq_hold_of(&dmaq->rseg_holds, &job->rseg->obj), &put[n]);
+	return n;
 }
 
 /*
  * Check the local vector and build the plain iovec of the first len bytes:
  * leading entries whole, at most one partial, the rest untouched (uDAPL).
  */
-static int build_local(struct xrma_rma_job *job, const struct xrma_iov *local, size_t count, size_t len)
+static int build_local(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job,
+		       const struct xrma_iov *local, size_t count, size_t len)
 {
 	uint32_t need = job->op == XRMA_RMA_READ ? XRMA_ACCESS_LOCAL_WRITE : XRMA_ACCESS_LOCAL_READ;
 	size_t left = len;
 	int ret;
 
 	for (size_t i = 0; i < count; i++) {
+		struct xrma_dmaq_hold *hold = xrma_dmaq_hold_find(&dmaq->seg_holds, local[i].seg);
 		struct xrma_core_seg *seg;
 
-		ret = xrma_core_seg_busy_get(local[i].seg, &seg);
-		if (ret)
-			return ret;
+		/* A held segment is busy, so its handle is live: no acquire needed. */
+		if (hold) {
+			seg = (struct xrma_core_seg *)hold->obj;
+			job->held |= 1ull << job->seg_count;
+		} else {
+			ret = xrma_core_seg_busy_get(local[i].seg, &seg);
+			if (ret)
+				return ret;
+		}
 		job->segs[job->seg_count++] = seg;
 		if (local[i].offset > seg->len || local[i].len > seg->len - local[i].offset)
 			return -XRMA_ERANGE;
@@ -208,6 +255,18 @@ static int build_local(struct xrma_rma_job *job, const struct xrma_iov *local, s
 		}
 	}
 	return left ? -XRMA_ELENGTH : 0;
+}
+
+/* The remote segment, through the queue's hold on it or a busy use of the job's own (lock held). */
+static int find_remote(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job, const struct xrma_rseg *remote)
+{
+	struct xrma_dmaq_hold *hold = xrma_dmaq_hold_find(&dmaq->rseg_holds, remote);
+
+	if (!hold)
+		return xrma_core_rseg_busy_get(remote, &job->rseg);
+	job->rseg = (struct xrma_core_rseg *)hold->obj;
+	job->rseg_held = true;
+	return 0;
 }
 
 static int check_remote(struct xrma_rma_job *job, struct xrma_rma_job *unused, const struct xrma_caps *caps)
@@ -262,18 +321,21 @@ static void unlink_inflight_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_
  */
 static void complete_run(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *run)
 {
+	struct xrma_obj *put[2 * XRMA_DMAQ_HOLDS];
 	struct xrma_rma_job *unkept = NULL;
 	struct xrma_fence_signal *ready;
+	size_t nput = 0;
 	bool wake = false;
 
 	for (struct xrma_rma_job *job = run; job; job = job->next)
-		release_job_refs(job);
+		release_own_refs(job);
 	xrma_lock(&dmaq->lock);
 	while (run) {
 		struct xrma_rma_job *job = run;
 		int status = job->result;
 
 		run = job->next;
+		nput += holds_leave_locked(dmaq, job, &put[nput]);
 		unlink_inflight_locked(dmaq, job);
 		if (job->sync) {
 			job->done = true;
@@ -325,6 +387,8 @@ static void complete_run(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *run)
 		unkept = job->next;
 		free(job);
 	}
+	while (nput)
+		xrma_handle_put(put[--nput]);
 }
 
 /* Retire one job with status. */
@@ -479,31 +543,29 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 				      .len = len, .cookie = cookie, .flags = flags,
 				      .sync = !!(flags & XRMA_RMA_SYNC), .iov_room = room };
 	job->segs = (struct xrma_core_seg **)(void *)&job->iov[room];
-	ret = xrma_core_rseg_busy_get(remote, &job->rseg);
-	if (ret)
-		goto err_free_job;
-	ret = build_local(job, local, count, len);
+	/* Checked under the lock: the queue's holds stand for the segments they find. */
+	xrma_lock(&dmaq->lock);
+	ret = find_remote(dmaq, job, remote);
+	if (!ret)
+		ret = build_local(dmaq, job, local, count, len);
 	if (!ret)
 		ret = check_remote(job, NULL, &dmaq->ctx->caps);
-	if (ret)
-		goto err_release;
-
-	xrma_lock(&dmaq->lock);
-	if (dmaq->outstanding + dmaq->cq_count >= dmaq->depth) {
-		xrma_unlock(&dmaq->lock);
+	if (!ret && dmaq->outstanding + dmaq->cq_count >= dmaq->depth)
 		ret = -XRMA_EAGAIN;
+	if (!ret && !job->sync && !on_heap) {
+		home = job_home_locked(dmaq, job);
+		if (home) {
+			job = home;
+			on_heap = true;
+		} else {
+			ret = -XRMA_ENOMEM;
+		}
+	}
+	if (ret) {
+		xrma_unlock(&dmaq->lock);
 		goto err_release;
 	}
-	if (!job->sync && !on_heap) {
-		home = job_home_locked(dmaq, job);
-		if (!home) {
-			xrma_unlock(&dmaq->lock);
-			ret = -XRMA_ENOMEM;
-			goto err_release;
-		}
-		job = home;
-		on_heap = true;
-	}
+	holds_enter_locked(dmaq, job);
 	inline_run = job->sync && !dmaq->outstanding;
 	link_inflight_locked(dmaq, job);
 	if (dmaq->publish_seg)
@@ -522,8 +584,7 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 	return ret;
 
 err_release:
-	release_job_refs(job);
-err_free_job:
+	release_own_refs(job);
 	if (on_heap)
 		free(job);
 out_put_dmaq:

@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <xrma/dmaq.h>
 #include "core/handle.h"
+#include "core/dmaq_hold.h"
 #include "core/lock.h"
 
 struct xrma_core_ctx;
@@ -37,6 +38,8 @@ struct xrma_rma_job {
 	int result;                         /* what done reported: written before finished */
 	size_t seg_count;
 	struct xrma_core_seg **segs;        /* room for iov_room entries, after iov[] */
+	uint64_t held;                      /* bit i: segs[i]'s use is the queue's hold (dmaq_hold.h) */
+	bool rseg_held;                     /* and rseg's */
 	size_t iov_count;
 	size_t iov_room;                    /* entries iov[] and segs[] have room for */
 	struct iovec iov[];
@@ -72,6 +75,8 @@ struct xrma_core_dmaq {
 	size_t spare_job_count;
 	struct xrma_fence_signal *spare_signals;
 	size_t spare_signal_count;
+	/* The busy uses of the segments in-flight jobs name, shared by them. */
+	struct xrma_dmaq_holds seg_holds, rseg_holds;
 };
 
 static inline int xrma_core_dmaq_acquire(const void *handle, struct xrma_core_dmaq **dmaq)

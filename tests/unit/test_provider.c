@@ -128,7 +128,10 @@ static void rig_close(struct rig *r)
  * (and so blocks on the gate) fails the test instead of hanging it.
  */
 struct post_call {
-	struct rig *r;
+	struct xrma_dmaq *q;
+	const struct xrma_iov *v;
+	size_t count;
+	struct xrma_rseg *rseg;
 	size_t offset, len;
 	uint64_t cookie;
 	uint32_t flags;
@@ -138,21 +141,30 @@ struct post_call {
 static void *post_main(void *arg)
 {
 	struct post_call *p = arg;
-	struct xrma_iov v = { .seg = p->r->local.seg, .offset = p->offset, .len = p->len };
 
-	p->rc = xrma_dmaq_post(p->r->q, XRMA_RMA_WRITE, &v, 1, p->r->rseg, p->offset, p->len, p->cookie,
+	p->rc = xrma_dmaq_post(p->q, XRMA_RMA_WRITE, p->v, p->count, p->rseg, p->offset, p->len, p->cookie,
 			       p->flags);
 	return NULL;
 }
 
+static int post_call_gated(struct net *n, struct post_call *p);
+
 static int post_gated(struct net *n, struct rig *r, size_t offset, size_t len, uint64_t cookie,
 		      uint32_t flags)
 {
-	struct post_call p = { .r = r, .offset = offset, .len = len, .cookie = cookie, .flags = flags };
+	struct xrma_iov v = { .seg = r->local.seg, .offset = offset, .len = len };
+	struct post_call p = { .q = r->q, .v = &v, .count = 1, .rseg = r->rseg, .offset = offset,
+			       .len = len, .cookie = cookie, .flags = flags };
+
+	return post_call_gated(n, &p);
+}
+
+static int post_call_gated(struct net *n, struct post_call *p)
+{
 	struct timespec deadline;
 	pthread_t thread;
 
-	assert_int_equal(pthread_create(&thread, NULL, post_main, &p), 0);
+	assert_int_equal(pthread_create(&thread, NULL, post_main, p), 0);
 	clock_gettime(CLOCK_REALTIME, &deadline);
 	deadline.tv_sec += 1;
 	if (pthread_timedjoin_np(thread, NULL, &deadline) != 0) {
@@ -160,7 +172,7 @@ static int post_gated(struct net *n, struct rig *r, size_t offset, size_t len, u
 		pthread_join(thread, NULL);
 		fail_msg("xrma_dmaq_post blocked on the closed gate: transfers run inside post");
 	}
-	return p.rc;
+	return p->rc;
 }
 
 /* ------------------------------------------------------------------ hooks */
@@ -551,6 +563,66 @@ static void test_provider_gate_signal_waits_and_holds_segment(void **state)
 }
 
 /*
+ * Segments stay busy while any transfer naming them is in flight, however
+ * many there are (more than the queue holds at once, two per segment, one
+ * segment twice in a vector), and close the moment the last one completed.
+ */
+#define BUSY_PAIRS 6
+
+static void test_provider_gate_segments_busy_until_last_transfer_completes(void **state)
+{
+	struct fixture_seg local[BUSY_PAIRS], remote[BUSY_PAIRS];
+	struct xrma_rseg *rseg[BUSY_PAIRS];
+	struct xrma_completion c;
+	struct xrma_dmaq *q;
+	struct net n;
+	size_t posted = 0;
+
+	(void)state;
+	net_open(&n, 2);
+	assert_rc(xrma_dmaq_open(n.ctx[0], 64, 0, &q), 0);
+	for (int i = 0; i < BUSY_PAIRS; i++) {
+		assert_rc(fixture_seg_make(n.ctx[0], LEN, XRMA_ACCESS_ALL, false, (uint8_t)(40 + i), &local[i]), 0);
+		assert_rc(fixture_seg_make(n.ctx[1], LEN, XRMA_ACCESS_ALL, true, 0, &remote[i]), 0);
+		fixture_fill(remote[i].addr, LEN, CANARY);
+		assert_rc(xrma_rseg_open(n.ctx[0], 2, remote[i].id, RW, 0, FIXTURE_TIMEOUT_MS, &rseg[i]), 0);
+	}
+	net_gate(&n, 1, true);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < BUSY_PAIRS; i++) {
+			size_t at = (size_t)round * 512;
+			struct xrma_iov v[2] = { { .seg = local[i].seg, .offset = at, .len = 256 },
+						 { .seg = local[i].seg, .offset = at + 256, .len = 256 } };
+			struct post_call p = { .q = q, .v = v, .count = i == 0 ? 2 : 1, .rseg = rseg[i],
+					       .offset = at, .len = i == 0 ? 512 : 256, .cookie = posted };
+
+			assert_rc(post_call_gated(&n, &p), 0);
+			posted++;
+		}
+	}
+	for (int i = 0; i < BUSY_PAIRS; i++) {
+		assert_rc(xrma_seg_close(local[i].seg), XRMA_EBUSY);
+		assert_rc(xrma_rseg_close(rseg[i]), XRMA_EBUSY);
+	}
+	net_gate(&n, 1, false);
+	for (size_t k = 0; k < posted; k++) {
+		assert_rc(xrma_dmaq_wait(q, &c, FIXTURE_TIMEOUT_MS), 0);
+		assert_int_equal(c.status, 0);
+	}
+	/* Every completion was read: nothing of the queue may still hold a segment. */
+	for (int i = 0; i < BUSY_PAIRS; i++) {
+		assert_int_equal(fixture_pattern_check(remote[i].addr, i == 0 ? 512 : 256, (uint8_t)(40 + i), 0),
+				 FIXTURE_MATCH);
+		assert_rc(xrma_rseg_close(rseg[i]), 0);
+		assert_int_equal(fixture_wait_importers(remote[i].seg, 0, FIXTURE_TIMEOUT_MS), 0);
+		assert_rc(fixture_seg_close(&remote[i]), 0);
+		assert_rc(fixture_seg_close(&local[i]), 0);
+	}
+	assert_rc(xrma_dmaq_close(q), 0);
+	net_close(&n);
+}
+
+/*
  * Signals armed behind held transfers wait in mark order and all fire once
  * the gate opens; a second round arms them on the list the first emptied.
  */
@@ -666,6 +738,7 @@ int main(void)
 		T(test_provider_gate_fence_mark_pending_until_open),
 		T(test_provider_gate_signal_waits_and_holds_segment),
 		T(test_provider_gate_signals_queued_fire_in_order_each_round),
+		T(test_provider_gate_segments_busy_until_last_transfer_completes),
 		T(test_provider_link_down_up_rseg_events_and_transfers),
 		T(test_provider_link_down_async_completion_etransfer),
 	};
