@@ -180,7 +180,10 @@ static void release_own_refs(struct xrma_rma_job *job)
 
 /*
  * Count a checked job into the queue's holds (lock held): through the holds
- * its segments were found in, and by handing its own uses to free holds.
+ * its segments were found in, and, for an asynchronous job, by handing its
+ * own uses to free holds. A synchronous job is alone in flight as a rule,
+ * so a hold it started would end with it, at the cost of one more hold of
+ * the lock at its completion.
  */
 static void holds_enter_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job)
 {
@@ -189,29 +192,31 @@ static void holds_enter_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_job 
 
 		if (job->held & (1ull << i))
 			xrma_dmaq_hold_of(&dmaq->seg_holds, &seg->obj)->jobs++;
-		else if (xrma_dmaq_hold_adopt(&dmaq->seg_holds, &seg->obj, &seg->busy))
+		else if (!job->sync && xrma_dmaq_hold_adopt(&dmaq->seg_holds, &seg->obj, &seg->busy))
 			job->held |= 1ull << i;
 	}
 	if (job->rseg_held)
 		xrma_dmaq_hold_of(&dmaq->rseg_holds, &job->rseg->obj)->jobs++;
-	else
+	else if (!job->sync)
 		job->rseg_held = xrma_dmaq_hold_adopt(&dmaq->rseg_holds, &job->rseg->obj, &job->rseg->busy);
 }
 
 /*
- * Count a retiring job out of the queue's holds (lock held). The references
- * of holds it was the last use of go to put[] (room for every hold), for
- * the caller to drop after unlocking; returns how many.
+ * Count a retiring job out of the queue's holds (lock held). Holds it was
+ * the last use of go to ended[] (room for every hold), for the caller to
+ * end after unlocking; returns how many.
  */
-static size_t holds_leave_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job, struct xrma_obj **put)
+static size_t holds_leave_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job,
+				 struct xrma_dmaq_hold *ended)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < job->seg_count; i++)
 		if (job->held & (1ull << i))
-			n += xrma_dmaq_hold_leave(xrma_dmaq_hold_of(&dmaq->seg_holds, &job->segs[i]->obj), &put[n]);
+			n += xrma_dmaq_hold_leave(xrma_dmaq_hold_of(&dmaq->seg_holds, &job->segs[i]->obj),
+						  &ended[n]);
 	if (job->rseg_held)
-		n += xrma_dmaq_hold_leave(xrma_dmaq_hold_of(&dmaq->rseg_holds, &job->rseg->obj), &put[n]);
+		n += xrma_dmaq_hold_leave(xrma_dmaq_hold_of(&dmaq->rseg_holds, &job->rseg->obj), &ended[n]);
 	return n;
 }
 
@@ -321,21 +326,33 @@ static void unlink_inflight_locked(struct xrma_core_dmaq *dmaq, struct xrma_rma_
  */
 static void complete_run(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *run)
 {
-	struct xrma_obj *put[2 * XRMA_DMAQ_HOLDS];
+	struct xrma_dmaq_hold ended[2 * XRMA_DMAQ_HOLDS];
 	struct xrma_rma_job *unkept = NULL;
 	struct xrma_fence_signal *ready;
-	size_t nput = 0;
+	size_t nended = 0;
 	bool wake = false;
 
 	for (struct xrma_rma_job *job = run; job; job = job->next)
 		release_own_refs(job);
 	xrma_lock(&dmaq->lock);
+	for (struct xrma_rma_job *job = run; job; job = job->next)
+		nended += holds_leave_locked(dmaq, job, &ended[nended]);
+	if (nended) {
+		/*
+		 * Ended outside the lock (a last reference destroys) and before any
+		 * of the run's completions can be read: a close after one finds the
+		 * segment idle and ends it itself. Seldom: a stream keeps its holds.
+		 */
+		xrma_unlock(&dmaq->lock);
+		while (nended)
+			xrma_dmaq_hold_end(&ended[--nended]);
+		xrma_lock(&dmaq->lock);
+	}
 	while (run) {
 		struct xrma_rma_job *job = run;
 		int status = job->result;
 
 		run = job->next;
-		nput += holds_leave_locked(dmaq, job, &put[nput]);
 		unlink_inflight_locked(dmaq, job);
 		if (job->sync) {
 			job->done = true;
@@ -387,8 +404,6 @@ static void complete_run(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *run)
 		unkept = job->next;
 		free(job);
 	}
-	while (nput)
-		xrma_handle_put(put[--nput]);
 }
 
 /* Retire one job with status. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * core/dmaq_hold.c: a queue's holds on segments (see dmaq_hold.h). Every call
- * runs under the queue's lock; none takes another lock or drops a reference
- * that could destroy an object.
+ * but xrma_dmaq_hold_end runs under the queue's lock; none of those takes
+ * another lock or drops a reference.
  */
 #include "core/dmaq_hold.h"
 
@@ -24,13 +24,18 @@ bool xrma_dmaq_hold_adopt(struct xrma_dmaq_holds *holds, struct xrma_obj *obj, s
 	return true;
 }
 
-bool xrma_dmaq_hold_leave(struct xrma_dmaq_hold *hold, struct xrma_obj **put)
+bool xrma_dmaq_hold_leave(struct xrma_dmaq_hold *hold, struct xrma_dmaq_hold *ended)
 {
 	if (--hold->jobs)
 		return false;
-	/* Before the completion is visible: a close after it finds the object idle. */
-	xrma_ref_put(hold->busy);
-	*put = hold->obj;
+	*ended = *hold;
 	*hold = (struct xrma_dmaq_hold){ 0 };
 	return true;
+}
+
+void xrma_dmaq_hold_end(struct xrma_dmaq_hold *ended)
+{
+	/* The busy use first: the reference keeps the object until the count is down. */
+	xrma_ref_put(ended->busy);
+	xrma_handle_put(ended->obj);
 }

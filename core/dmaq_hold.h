@@ -8,7 +8,8 @@
  * atomic operations per segment. A hold takes the use once for all the
  * queue's jobs that name the object: under the queue's lock a job only
  * counts itself in, and the use ends when the last of them retires, before
- * its completion is visible, so a close after it is not refused.
+ * its completion is visible, so a close after it is neither refused nor
+ * leaves the object's end to this queue.
  */
 #ifndef XRMA_CORE_DMAQ_HOLD_H
 #define XRMA_CORE_DMAQ_HOLD_H
@@ -56,10 +57,14 @@ static inline struct xrma_dmaq_hold *xrma_dmaq_hold_of(struct xrma_dmaq_holds *h
 bool xrma_dmaq_hold_adopt(struct xrma_dmaq_holds *holds, struct xrma_obj *obj, struct xrma_ref *busy);
 
 /*
- * Count one use out of hold; when it was the last, end the busy use now
- * and leave the object's reference in *put for the caller to drop once the
- * queue's lock is let go (a drop may destroy it). Returns whether it did.
+ * Count one use out of hold (queue lock held). When it was the last, the
+ * hold moves to *ended and its slot is free: the caller ends it with
+ * xrma_dmaq_hold_end once the lock is let go, and before the completion
+ * that retired the job can be read. Returns whether it did.
  */
-bool xrma_dmaq_hold_leave(struct xrma_dmaq_hold *hold, struct xrma_obj **put);
+bool xrma_dmaq_hold_leave(struct xrma_dmaq_hold *hold, struct xrma_dmaq_hold *ended);
+
+/* End the busy use and drop the reference of a hold that left (no lock held: the drop may destroy). */
+void xrma_dmaq_hold_end(struct xrma_dmaq_hold *ended);
 
 #endif
