@@ -31,9 +31,11 @@ struct xrma_dmaq_holds {
 	struct xrma_dmaq_hold slot[XRMA_DMAQ_HOLDS];
 };
 
-/* The hold on the object handle names, or NULL (queue lock held). */
+/* The hold on the object handle names, or NULL (queue lock held). A NULL handle names none: free slots hold NULL. */
 static inline struct xrma_dmaq_hold *xrma_dmaq_hold_find(struct xrma_dmaq_holds *holds, const void *handle)
 {
+	if (!handle)
+		return NULL;
 	for (size_t i = 0; i < XRMA_DMAQ_HOLDS; i++)
 		if (holds->slot[i].handle == handle)
 			return &holds->slot[i];

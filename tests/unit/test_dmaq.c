@@ -630,7 +630,11 @@ static void test_dmaq_post_bad_handles_return_ehandle(void **state)
 	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &v, 1, r.rseg, 0, 64, 1, 0), XRMA_EHANDLE);
 	v.seg = (struct xrma_seg *)r.q;
 	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &v, 1, r.rseg, 0, 64, 1, 0), XRMA_EHANDLE);
+	/* NULL handles, with the queue's holds empty: a free hold must not stand for them. */
+	v.seg = NULL;
+	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &v, 1, r.rseg, 0, 64, 1, 0), XRMA_EHANDLE);
 	v = iov1(&r, 0, 64);
+	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &v, 1, NULL, 0, 64, 1, 0), XRMA_EHANDLE);
 	assert_rc(xrma_rseg_open(fx.ctx[0], fx.node[1], r.remote.id, RW, 0, FIXTURE_TIMEOUT_MS,
 				 &closed), 0);
 	assert_rc(xrma_rseg_close(closed), 0);
