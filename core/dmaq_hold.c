@@ -5,6 +5,7 @@
  * another lock or drops a reference.
  */
 #include "core/dmaq_hold.h"
+#include "core/busy.h"
 
 bool xrma_dmaq_hold_adopt(struct xrma_dmaq_holds *holds, struct xrma_obj *obj, struct xrma_ref *busy)
 {
@@ -35,7 +36,5 @@ bool xrma_dmaq_hold_leave(struct xrma_dmaq_hold *hold, struct xrma_dmaq_hold *en
 
 void xrma_dmaq_hold_end(struct xrma_dmaq_hold *ended)
 {
-	/* The busy use first: the reference keeps the object until the count is down. */
-	xrma_ref_put(ended->busy);
-	xrma_handle_put(ended->obj);
+	xrma_busy_end(ended->obj, ended->busy);
 }

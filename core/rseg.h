@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <xrma/rseg.h>
+#include "core/busy.h"
 #include "core/event.h"
 #include "core/handle.h"
 #include "core/lock.h"
@@ -62,8 +63,7 @@ static inline int xrma_core_rseg_busy_get(const void *handle, struct xrma_core_r
 /* The end of a use taken with xrma_core_rseg_busy_get. */
 static inline void xrma_core_rseg_busy_put(struct xrma_core_rseg *rseg)
 {
-	xrma_ref_put(&rseg->busy);
-	xrma_handle_put(&rseg->obj);
+	xrma_busy_end(&rseg->obj, &rseg->busy);
 }
 
 /* 0 if usable for new work, -XRMA_ELOST if lost. */

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <xrma/seg.h>
+#include "core/busy.h"
 #include "core/event.h"
 #include "core/handle.h"
 #include "core/lock.h"
@@ -65,8 +66,7 @@ static inline int xrma_core_seg_busy_get(const void *handle, struct xrma_core_se
 /* The end of a use taken with xrma_core_seg_busy_get. */
 static inline void xrma_core_seg_busy_put(struct xrma_core_seg *seg)
 {
-	xrma_ref_put(&seg->busy);
-	xrma_handle_put(&seg->obj);
+	xrma_busy_end(&seg->obj, &seg->busy);
 }
 
 void xrma_core_seg_on_import(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
