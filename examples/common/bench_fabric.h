@@ -21,7 +21,7 @@
 #include <sys/types.h>
 #include <rdma/fabric.h>
 
-#define BENCH_FABRIC_WINDOW 16   /* operations in flight at most */
+#define BENCH_FABRIC_WINDOW 64   /* operations in flight at most */
 
 struct bench_fabric {
 	struct fi_info *info;

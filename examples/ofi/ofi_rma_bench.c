@@ -29,7 +29,7 @@
 #include "../common/bench_fabric.h"
 
 #define SEG_ID 0x1000
-#define WINDOW BENCH_FABRIC_WINDOW
+#define WINDOW 16   /* the stream's writes in flight, xrma's and raw */
 #define STALL_NS 10000000000ull
 #define LINK_TIMEOUT_MS ((int)(STALL_NS / 1000000))
 #define PEER_FLAG "--xrma-ofi-bench-peer"
