@@ -94,7 +94,10 @@ static struct xrma_rma_job *pop_locked(struct xrma_engine *engine)
 	return job;
 }
 
-/* Unlink the finished jobs at the front of the active list, in order. */
+/*
+ * Unlink the finished jobs at the front of the active list, in order; the
+ * caller sets retiring and hands them to xrma_core_dmaq_jobs_retire.
+ */
 static struct xrma_rma_job *take_finished_locked(struct xrma_engine *engine)
 {
 	struct xrma_rma_job *first = engine->active_head, *last = NULL;
@@ -111,12 +114,6 @@ static struct xrma_rma_job *take_finished_locked(struct xrma_engine *engine)
 		engine->active_tail = NULL;
 	last->next = NULL;
 	return first;
-}
-
-/* Report a list taken by take_finished_locked (the caller set retiring). */
-static void report(struct xrma_rma_job *retired)
-{
-	xrma_core_dmaq_jobs_retire(retired);
 }
 
 /*
@@ -160,7 +157,7 @@ static void *engine_main(void *arg)
 		if (!retired && !start)
 			return NULL;
 		if (retired) {
-			report(retired);
+			xrma_core_dmaq_jobs_retire(retired);
 			xrma_lock(&engine->lock);
 			engine->retiring = false;
 			xrma_unlock(&engine->lock);
@@ -269,7 +266,7 @@ static bool retire_ready(struct xrma_engine *engine)
 			break;
 		engine->retiring = true;
 		xrma_unlock(&engine->lock);
-		report(retired);
+		xrma_core_dmaq_jobs_retire(retired);
 		any = true;
 		xrma_lock(&engine->lock);
 		engine->retiring = false;
