@@ -166,7 +166,7 @@ struct ofi_rma_wait {
 	bool abandoned;        /* under lock: the waiter left; the last completion frees */
 	void (*done)(void *arg, int status);   /* fixed: asynchronous only */
 	void *arg;                             /* fixed */
-	atomic_bool reported;                  /* done was called */
+	bool reported;                         /* under ep->lock: done was called */
 	bool on_control;                       /* fixed: posted on ep, not on a separate rma_ep */
 	struct ofi_peer *served;               /* fixed: whose target endpoint it goes to, or NULL */
 	struct xrma_prov_addr owner;           /* fixed: whose memory (async) */
@@ -192,7 +192,8 @@ struct ofi_peer {
 	uint32_t rma_port;          /* under lock: the target endpoint rma_addr is, 0 none */
 	fi_addr_t rma_addr;         /* under lock */
 	uint64_t serve_asked_ns;    /* under lock: our last SERVE to it (0: never) */
-	atomic_int rma_inflight;    /* transfers to its target endpoint not completed */
+	atomic_int rma_inflight;    /* transfers to its target endpoint not completed (a poll
+				     * subtracts its completions once, after the read) */
 };
 
 /* Incarnations known to be gone, so a late send fails fast. */
@@ -283,6 +284,7 @@ struct ofi_ep {
 	bool progress_busy;                  /* fixed: [ofi] progress_wait = busy: never sleeps */
 	uint32_t rma_port;                   /* fixed: serve_ep's port, which keys name; or 0 */
 	uint64_t serve_ns;                   /* fixed: [ofi] serve_ms */
+	uint64_t coarse_slack_ns;            /* fixed: how far ofi_coarse_ns may lag */
 	_Atomic uint64_t serve_until_ns;     /* a peer's SERVE has serve_cq polled until then */
 	uint64_t mr_mode;                    /* fixed */
 	size_t iov_limit;                    /* fixed */
@@ -313,11 +315,18 @@ struct ofi_ep {
 	int epfd;                            /* fixed: the progress thread's epoll */
 	pthread_mutex_t poll_lock;           /* one reader of the CQ at a time: keeps order */
 	atomic_int driving;                  /* threads other than ours reading rma_cq now */
-	_Atomic uint64_t driven_ns;          /* when such a thread last read rma_cq or posted */
+	_Atomic uint64_t driven_ns;          /* when such a thread last read rma_cq */
 	pthread_mutex_t rma_poll_lock;       /* one reader of a separate rma_cq at a time */
-	atomic_int rma_inflight;             /* transfer chunks and atomics not completed */
-	_Atomic uint64_t rma_moved_ns;       /* the last post or completion on rma_ep */
-	atomic_uint rma_posts;               /* counts posts on a separate rma_ep */
+	/*
+	 * Transfer chunks and atomics on rma_ep: posted, and ended (completed or
+	 * refused), ever; the difference is what is in flight (ofi_rma_inflight).
+	 * One counter each instead of one that goes up and down: a completion
+	 * read adds its count once. rma_posted also tells the progress thread of
+	 * posts (the poster's time, its sleep; progress_main).
+	 */
+	atomic_uint rma_posted;
+	atomic_uint rma_ended;
+	_Atomic uint64_t rma_moved_ns;       /* the last completion on rma_ep, or a post seen */
 	atomic_bool progress_asleep;         /* the progress thread is (about to be) in epoll_wait */
 	_Atomic uint64_t rma_departed_ns;    /* when a peer last went (peer_down_locked), or 0 */
 	struct fid_mr *rx_mr;                /* fixed: FI_MR_LOCAL: the receive buffers */
@@ -338,6 +347,11 @@ void ofi_detail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A libfabric return code (negative FI_E*) as a negative XRMA_E* code. */
 int ofi_error(int fi_ret);
 uint64_t ofi_now_ns(void);
+/*
+ * The clock as of the last tick: never ahead of ofi_now_ns, and behind it by
+ * at most ep->coarse_slack_ns; a fifth of its cost where the clock is a VM's.
+ */
+uint64_t ofi_coarse_ns(void);
 
 /* ofi_nodes.c */
 int ofi_nodes_load(struct ofi_ep *ep, const char *path);
@@ -389,7 +403,9 @@ void ofi_progress_kick(struct ofi_ep *ep);
 /*
  * Transfers to the target endpoint of peer's incarnation owner_ep are about
  * to be posted, or are in flight: ask it to serve them (OFI_MSG_SERVE) unless
- * it was asked within serve_ns/2. Under ep->lock.
+ * it was asked within serve_ns/2. now 0: not read yet (a poster's check then
+ * reads the coarse clock, and the exact one only near the time to ask).
+ * Under ep->lock.
  */
 void ofi_serve_ask_locked(struct ofi_ep *ep, struct ofi_peer *peer, uint32_t owner_ep, uint64_t now);
 /* Whether the incarnation is known to be gone; its status in *status. */
@@ -440,7 +456,12 @@ void ofi_rma_finish(struct ofi_ep *ep, struct ofi_rma_wait *finished);
  * failed or it completed (off): the progress thread polls rma_cq while any is
  * in flight, and the owner's SERVE is repeated while any to served is.
  */
-void ofi_rma_inflight(struct ofi_ep *ep, struct ofi_peer *served, bool on);
+/* Count one transfer chunk or atomic on rma_ep to served (or NULL) as posted. */
+void ofi_rma_posting(struct ofi_ep *ep, struct ofi_peer *served);
+/* Count n of them to served as ended (completed or refused). */
+void ofi_rma_ended(struct ofi_ep *ep, struct ofi_peer *served, unsigned int n);
+/* Transfer chunks and atomics on rma_ep in flight now. */
+int ofi_rma_inflight(const struct ofi_ep *ep);
 /* The owner's incarnation is gone: asynchronous transfers to it report XRMA_ELOST now. */
 void ofi_rma_owner_lost_locked(struct ofi_ep *ep, const struct xrma_prov_addr *owner);
 /* At close, after the endpoint: free asynchronous records whose chunks never completed, and the spares. */

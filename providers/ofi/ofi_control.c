@@ -564,7 +564,14 @@ static void serve_locked(struct ofi_ep *ep, uint64_t now)
 
 void ofi_serve_ask_locked(struct ofi_ep *ep, struct ofi_peer *peer, uint32_t owner_ep, uint64_t now)
 {
-	if (peer->serve_asked_ns && age_ns(now, peer->serve_asked_ns) < ep->serve_ns / 2)
+	uint64_t due = peer->serve_asked_ns + ep->serve_ns / 2;
+
+	/* Posters come here for every transfer: most are told by the coarse clock it is not time. */
+	if (!now && peer->serve_asked_ns && ofi_coarse_ns() + ep->coarse_slack_ns < due)
+		return;
+	if (!now)
+		now = ofi_now_ns();
+	if (peer->serve_asked_ns && now < due)
 		return;
 	peer->serve_asked_ns = now;
 	if (peer->node == ep->self.node)
@@ -680,11 +687,44 @@ static void rx_repost_locked(struct ofi_ep *ep)
 }
 
 /*
- * *now: the clock for the read's transfers, taken once (0 until then);
- * *finished: its asynchronous transfers that ended (ofi_rma_finish).
+ * The transfers on rma_ep a completion read ended, counted once for each run
+ * of them to one served peer (ofi_rma_ended: two atomic operations), not once
+ * for each transfer.
  */
-static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err, uint64_t *now,
-			 struct ofi_rma_wait **finished)
+struct rma_tally {
+	struct ofi_peer *served;
+	unsigned int run;
+	bool any;
+};
+
+static void tally_run_end(struct ofi_ep *ep, struct rma_tally *t)
+{
+	if (t->run)
+		ofi_rma_ended(ep, t->served, t->run);
+	t->run = 0;
+}
+
+static void tally_add(struct ofi_ep *ep, struct rma_tally *t, struct ofi_peer *served)
+{
+	if (served != t->served) {
+		tally_run_end(ep, t);
+		t->served = served;
+	}
+	t->run++;
+	t->any = true;
+}
+
+static void tally_flush(struct ofi_ep *ep, struct rma_tally *t)
+{
+	tally_run_end(ep, t);
+	if (t->any)
+		atomic_store_explicit(&ep->rma_moved_ns, ofi_now_ns(), memory_order_relaxed);
+	t->any = false;
+}
+
+/* *tally: the read's transfers on rma_ep; *finished: its asynchronous ones that ended (ofi_rma_finish). */
+static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err,
+			 struct rma_tally *tally, struct ofi_rma_wait **finished)
 {
 	struct ofi_op *op = context;
 
@@ -707,12 +747,8 @@ static void complete_one(struct ofi_ep *ep, void *context, size_t len, int err, 
 		tx_free((struct ofi_tx *)op);
 		break;
 	case OFI_OP_RMA:
-		if (!((struct ofi_rma_wait *)op)->on_control) {
-			ofi_rma_inflight(ep, ((struct ofi_rma_wait *)op)->served, false);
-			if (!*now)
-				*now = ofi_now_ns();
-			atomic_store_explicit(&ep->rma_moved_ns, *now, memory_order_relaxed);
-		}
+		if (!((struct ofi_rma_wait *)op)->on_control)
+			tally_add(ep, tally, ((struct ofi_rma_wait *)op)->served);
 		ofi_rma_complete(ep, (struct ofi_rma_wait *)op, err, finished);
 		break;
 	}
@@ -727,7 +763,7 @@ static int cq_poll_locked(struct ofi_ep *ep, struct fid_cq *cq)
 	for (;;) {
 		ssize_t n = fi_cq_read(cq, entries, POLL_BATCH);
 		struct ofi_rma_wait *finished = NULL;
-		uint64_t now = 0;
+		struct rma_tally tally = { 0 };
 
 		if (n == -FI_EAVAIL) {
 			struct fi_cq_err_entry err = { 0 };
@@ -737,7 +773,8 @@ static int cq_poll_locked(struct ofi_ep *ep, struct fid_cq *cq)
 
 				if (!code)
 					code = -XRMA_ETRANSFER;
-				complete_one(ep, err.op_context, 0, code, &now, &finished);
+				complete_one(ep, err.op_context, 0, code, &tally, &finished);
+				tally_flush(ep, &tally);
 				ofi_rma_finish(ep, finished);
 				handled++;
 			}
@@ -746,7 +783,8 @@ static int cq_poll_locked(struct ofi_ep *ep, struct fid_cq *cq)
 		if (n <= 0)
 			return handled;
 		for (ssize_t i = 0; i < n; i++)
-			complete_one(ep, entries[i].op_context, entries[i].len, 0, &now, &finished);
+			complete_one(ep, entries[i].op_context, entries[i].len, 0, &tally, &finished);
+		tally_flush(ep, &tally);
 		ofi_rma_finish(ep, finished);
 		handled += (int)n;
 		if (n < POLL_BATCH)
@@ -853,7 +891,7 @@ static bool rma_busy(struct ofi_ep *ep, uint64_t now)
 {
 	uint64_t moved = atomic_load_explicit(&ep->rma_moved_ns, memory_order_relaxed);
 
-	return ep->rma_separate && atomic_load_explicit(&ep->rma_inflight, memory_order_relaxed) > 0 &&
+	return ep->rma_separate && ofi_rma_inflight(ep) > 0 &&
 	       age_ns(now, moved) < (uint64_t)ep->liveness_ms * 1000000ull;
 }
 
@@ -875,20 +913,29 @@ static void *progress_main(void *arg)
 	struct ofi_ep *ep = arg;
 	int beat_ms = ep->liveness_ms / 8 > 1 ? ep->liveness_ms / 8 : 1;
 	long pause_ns = 1000;
-	uint64_t spin_until = 0, window = ep->progress_spin_ns, slept_at = 0;
+	uint64_t spin_until = 0, window = ep->progress_spin_ns, slept_at = 0, post_seen_ns = 0;
+	unsigned int posts_seen = atomic_load(&ep->rma_posted);
 
 	while (!atomic_load(&ep->stop)) {
 		/* One clock read for the turn's decisions; the bookkeeping below reads it again. */
 		uint64_t now = ofi_now_ns();
-		bool driven = atomic_load_explicit(&ep->driving, memory_order_relaxed) != 0 ||
-			      age_ns(now, atomic_load_explicit(&ep->driven_ns, memory_order_relaxed)) <
-				      OFI_DRIVER_GRACE_NS;
-		bool inflight = ep->rma_separate &&
-				atomic_load_explicit(&ep->rma_inflight, memory_order_relaxed) > 0;
-		bool served = serving(ep, now);
+		unsigned int posts = atomic_load_explicit(&ep->rma_posted, memory_order_relaxed);
+		bool driven, inflight, served = serving(ep, now);
 		struct epoll_event ev[2];
 		bool queued, asking;
 		int n = 0;
+
+		/* Posters read no clock: a post is timed when this thread first sees it. */
+		if (posts != posts_seen) {
+			posts_seen = posts;
+			post_seen_ns = now;
+			atomic_store_explicit(&ep->rma_moved_ns, now, memory_order_relaxed);
+		}
+		driven = atomic_load_explicit(&ep->driving, memory_order_relaxed) != 0 ||
+			 age_ns(now, atomic_load_explicit(&ep->driven_ns, memory_order_relaxed)) <
+				 OFI_DRIVER_GRACE_NS ||
+			 age_ns(now, post_seen_ns) < OFI_DRIVER_GRACE_NS;
+		inflight = ep->rma_separate && ofi_rma_inflight(ep) > 0;
 
 		/*
 		 * Never wait for a lock: whoever holds it dispatches what it reads, in
@@ -925,14 +972,12 @@ static void *progress_main(void *arg)
 		}
 		if (ep->cq_fd >= 0) {
 			struct fid *fids[1] = { &ep->cq->fid };
-			unsigned int posts = atomic_load(&ep->rma_posts);
-
 			/* Only sleep when libfabric says nothing is left to progress. */
 			if (fi_trywait(ep->fabric, fids, 1) != FI_SUCCESS)
 				continue;
-			/* A transfer posted after this finds us asleep and kicks us (rma_inflight). */
+			/* A transfer posted after this finds us asleep and kicks us (ofi_rma_posting). */
 			atomic_store(&ep->progress_asleep, true);
-			if (atomic_load(&ep->rma_posts) != posts) {
+			if (atomic_load(&ep->rma_posted) != posts) {
 				atomic_store(&ep->progress_asleep, false);
 				continue;
 			}

@@ -64,6 +64,24 @@ uint64_t ofi_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t ofi_coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* How far the coarse clock may lag: its resolution (a tick); unusable, too far to matter. */
+static uint64_t coarse_slack_ns(void)
+{
+	struct timespec res;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) || res.tv_sec)
+		return UINT64_MAX / 4;
+	return (uint64_t)res.tv_nsec;
+}
+
 /* FNV-1a: only needs to tell fabric names apart, not to resist anyone. */
 static uint32_t fabric_hash(const char *name)
 {
@@ -435,9 +453,10 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	pthread_mutex_init(&ep->rma_poll_lock, NULL);
 	atomic_init(&ep->driving, 0);
 	atomic_init(&ep->driven_ns, 0);
-	atomic_init(&ep->rma_inflight, 0);
+	atomic_init(&ep->rma_posted, 0);
+	atomic_init(&ep->rma_ended, 0);
 	atomic_init(&ep->rma_moved_ns, 0);
-	atomic_init(&ep->rma_posts, 0);
+	ep->coarse_slack_ns = coarse_slack_ns();
 	atomic_init(&ep->progress_asleep, false);
 	atomic_init(&ep->rma_departed_ns, 0);
 	atomic_init(&ep->serve_until_ns, 0);

@@ -41,7 +41,6 @@ struct transfer_dest {
 	fi_addr_t addr;
 	struct ofi_peer *served;
 	bool reconnect;
-	uint64_t now;            /* the clock when the owner was checked: the post's time */
 };
 
 struct rma_wait_ext {
@@ -110,8 +109,10 @@ void ofi_rma_finish(struct ofi_ep *ep, struct ofi_rma_wait *finished)
 			ep->rma_live = w->live_next;
 		if (w->live_next)
 			w->live_next->live_prev = w->live_prev;
-		if (!atomic_exchange(&w->reported, true))
+		if (!w->reported) {
+			w->reported = true;
 			w->done(w->arg, transfer_status(w->status));
+		}
 		if (!((struct rma_wait_ext *)w)->tmp && ep->rma_spare_count < RMA_SPARE_MAX) {
 			w->live_next = ep->rma_spare;
 			ep->rma_spare = w;
@@ -168,9 +169,10 @@ void ofi_rma_owner_lost_locked(struct ofi_ep *ep, const struct xrma_prov_addr *o
 {
 	/* Its chunks may never complete; the record stays until they do (or the endpoint closes). */
 	for (struct ofi_rma_wait *w = ep->rma_live; w; w = w->live_next)
-		if (w->owner.node == owner->node && w->owner.ep == owner->ep &&
-		    !atomic_exchange(&w->reported, true))
+		if (w->owner.node == owner->node && w->owner.ep == owner->ep && !w->reported) {
+			w->reported = true;
 			w->done(w->arg, -XRMA_ELOST);
+		}
 }
 
 void ofi_rma_release(struct ofi_ep *ep)
@@ -179,8 +181,10 @@ void ofi_rma_release(struct ofi_ep *ep)
 		struct ofi_rma_wait *w = ep->rma_live;
 
 		ep->rma_live = w->live_next;
-		if (!atomic_exchange(&w->reported, true))
+		if (!w->reported) {
+			w->reported = true;
 			w->done(w->arg, -XRMA_ECANCELED);
+		}
 		wait_free((struct rma_wait_ext *)w);
 	}
 	while (ep->rma_spare) {
@@ -215,9 +219,8 @@ static int owner_status_locked(struct ofi_ep *ep, const struct xrma_prov_addr *o
 	else if (dest)
 		status = ofi_peer_addr_locked(ep, peer, &dest->addr);
 	if (!status && dest) {
-		dest->now = ofi_now_ns();
 		if (port) {
-			ofi_serve_ask_locked(ep, peer, owner->ep, dest->now);
+			ofi_serve_ask_locked(ep, peer, owner->ep, 0);
 			dest->served = peer;
 		}
 		dest->reconnect = peer->rma_reconnect;
@@ -261,7 +264,7 @@ static int async_start(struct ofi_ep *ep, struct ofi_rmem *r, size_t tmp, void (
 		x = (struct rma_wait_ext *)ep->rma_spare;
 		ep->rma_spare = x->w.live_next;
 		ep->rma_spare_count--;
-		x->w.status = 0;
+		atomic_store_explicit(&x->w.status, 0, memory_order_relaxed);
 		x->w.abandoned = false;
 		x->w.on_control = false;
 		x->w.served = NULL;
@@ -277,9 +280,13 @@ static int async_start(struct ofi_ep *ep, struct ofi_rmem *r, size_t tmp, void (
 	x->w.done = done;
 	x->w.arg = arg;
 	x->w.owner = r->owner;
-	atomic_store(&x->w.reported, false);
-	/* Our own share of pending: no completion can finish the record while we post. */
-	atomic_store(&x->w.pending, 1);
+	x->w.reported = false;
+	/*
+	 * Our own share of pending: no completion can finish the record while we
+	 * post (of a one-chunk transfer, the chunk's: rma_start). Nothing else
+	 * sees the record before a post, whose libfabric locks publish this.
+	 */
+	atomic_store_explicit(&x->w.pending, 1, memory_order_relaxed);
 	x->w.live_prev = NULL;
 	x->w.live_next = ep->rma_live;
 	if (ep->rma_live)
@@ -372,39 +379,34 @@ static int post_retry(struct ofi_ep *ep, const struct xrma_prov_addr *owner, boo
 }
 
 /*
- * ofi_rma_inflight(on) for a transfer posted at now. A post counts itself
- * before it looks whether the thread sleeps, and the thread announces its
- * sleep before it looks at the count one last time (progress_main), so one of
- * the two sees the other.
+ * A post counts itself before it looks whether the progress thread sleeps,
+ * and the thread announces its sleep before it looks at the count one last
+ * time (progress_main), so one of the two sees the other. The poster reads
+ * no clock: the thread times the post when it sees the count move.
  */
-static void rma_inflight_from(struct ofi_ep *ep, struct ofi_peer *served, uint64_t now)
+void ofi_rma_posting(struct ofi_ep *ep, struct ofi_peer *served)
 {
-	atomic_fetch_add_explicit(&ep->rma_inflight, 1, memory_order_relaxed);
 	if (served)
 		atomic_fetch_add_explicit(&served->rma_inflight, 1, memory_order_relaxed);
-	atomic_store_explicit(&ep->rma_moved_ns, now, memory_order_relaxed);
-	/*
-	 * The poster comes back for completions (the core reads them after posts
-	 * while many are in flight, and in its waits); the progress thread leaves
-	 * them to it for OFI_DRIVER_GRACE_NS, then reads them itself.
-	 */
-	atomic_store_explicit(&ep->driven_ns, now, memory_order_relaxed);
-	if (ep->rma_separate) {
-		atomic_fetch_add(&ep->rma_posts, 1);
-		if (atomic_load(&ep->progress_asleep))
-			ofi_progress_kick(ep);
-	}
+	atomic_fetch_add(&ep->rma_posted, 1);
+	if (ep->rma_separate && atomic_load(&ep->progress_asleep))
+		ofi_progress_kick(ep);
 }
 
-void ofi_rma_inflight(struct ofi_ep *ep, struct ofi_peer *served, bool on)
+void ofi_rma_ended(struct ofi_ep *ep, struct ofi_peer *served, unsigned int n)
 {
-	if (on) {
-		rma_inflight_from(ep, served, ofi_now_ns());
-		return;
-	}
-	atomic_fetch_sub_explicit(&ep->rma_inflight, 1, memory_order_relaxed);
 	if (served)
-		atomic_fetch_sub_explicit(&served->rma_inflight, 1, memory_order_relaxed);
+		atomic_fetch_sub_explicit(&served->rma_inflight, (int)n, memory_order_relaxed);
+	atomic_fetch_add_explicit(&ep->rma_ended, n, memory_order_relaxed);
+}
+
+int ofi_rma_inflight(const struct ofi_ep *ep)
+{
+	unsigned int ended = atomic_load_explicit(&ep->rma_ended, memory_order_relaxed);
+	int diff = (int)(atomic_load_explicit(&ep->rma_posted, memory_order_relaxed) - ended);
+
+	/* Read apart, the two may cross for a moment: a completion seen before its post. */
+	return diff > 0 ? diff : 0;
 }
 
 /*
@@ -431,7 +433,7 @@ static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
 	struct ofi_peer *served = dest->served;
 	uint64_t since = 0;
 
-	rma_inflight_from(ep, served, dest->now);
+	ofi_rma_posting(ep, served);
 	for (unsigned int tries = 1;; tries++) {
 		ssize_t ret = op == XRMA_RMA_WRITE
 				      ? fi_writemsg(ep->rma_ep, msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
@@ -443,19 +445,36 @@ static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
 		gave_up = ret == -FI_EAGAIN ? post_retry(ep, owner, false, tries, &since)
 					    : ofi_error((int)ret);
 		if (gave_up) {
-			ofi_rma_inflight(ep, served, false);
+			ofi_rma_ended(ep, served, 1);
 			return gave_up;
 		}
 	}
 }
 
+/* The most local pieces one chunk gathers. */
+static size_t chunk_pieces(const struct ofi_ep *ep)
+{
+	if (ep->mr_mode & FI_MR_LOCAL)
+		return 1;
+	return ep->iov_limit < 8 ? ep->iov_limit : 8;
+}
+
+/* Whether rma_start posts [count pieces, total bytes] as one chunk. */
+static bool one_chunk(const struct ofi_ep *ep, size_t count, size_t total)
+{
+	return count <= chunk_pieces(ep) && total <= ep->max_chunk;
+}
+
 /*
  * Post [offset, offset+total) of the remote range against the local vector on
- * x, in chunks; each chunk adds one to pending. The first failed post stops.
+ * x, in chunks; each chunk adds one to pending, except a first that the
+ * caller's share stands for (first_counted: a one-chunk transfer, whose share
+ * then stays the caller's to give up if its post fails). The first failed
+ * post stops.
  */
 static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
 		     const struct transfer_dest *dest, size_t offset, const struct iovec *iov,
-		     size_t count, size_t total, struct rma_wait_ext *x)
+		     size_t count, size_t total, struct rma_wait_ext *x, bool first_counted)
 {
 	bool local = (ep->mr_mode & FI_MR_LOCAL) != 0;
 	size_t piece = 0, piece_off = 0, done = 0;
@@ -465,12 +484,13 @@ static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
 	while (done < total && !ret) {
 		struct iovec chunk[8];
 		void *desc[8] = { NULL };
-		size_t n = 0, bytes = 0, limit = ep->iov_limit < 8 ? ep->iov_limit : 8;
+		size_t n = 0, bytes = 0, limit = chunk_pieces(ep);
+		bool counted = first_counted && !done;
 		struct fi_rma_iov rma;
 		struct fi_msg_rma msg;
 
-		/* Gather up to limit pieces (one on FI_MR_LOCAL providers) and max_chunk bytes. */
-		while (n < (local ? 1 : limit) && bytes < ep->max_chunk && done + bytes < total) {
+		/* Gather up to limit pieces and max_chunk bytes. */
+		while (n < limit && bytes < ep->max_chunk && done + bytes < total) {
 			size_t take = iov[piece].iov_len - piece_off;
 
 			if (take > ep->max_chunk - bytes)
@@ -498,9 +518,10 @@ static int rma_start(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
 		msg = (struct fi_msg_rma){ .msg_iov = chunk, .desc = desc, .iov_count = n,
 					   .addr = dest->addr, .rma_iov = &rma, .rma_iov_count = 1,
 					   .context = &x->w.op };
-		atomic_fetch_add(&x->w.pending, 1);
+		if (!counted)
+			atomic_fetch_add(&x->w.pending, 1);
 		ret = post_chunk(ep, &r->owner, dest, op, &msg);
-		if (ret)
+		if (ret && !counted)
 			atomic_fetch_sub(&x->w.pending, 1);
 		done += bytes;
 	}
@@ -549,7 +570,7 @@ static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
 			return -XRMA_ENOMEM;
 		if (reconnect)
 			poll_after_departure(ep);
-		ret = rma_start(ep, op, r, dest, offset, iov, count, total, x);
+		ret = rma_start(ep, op, r, dest, offset, iov, count, total, x, false);
 		if (ret) {
 			/* What was posted must still complete before the record can go. */
 			int waited = wait_all(ep, x, &r->owner, NULL);
@@ -653,6 +674,7 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 	struct rma_wait_ext *x;
 	struct transfer_dest dest;
 	size_t total = 0;
+	bool one;
 	int ret;
 
 	if (!r || !done || (!iov && count) || (op != XRMA_RMA_WRITE && op != XRMA_RMA_READ))
@@ -675,8 +697,11 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		done(arg, rma_sync(ep, op, r, &dest, offset, iov, count, total, flags));
 		return 0;
 	}
-	ret = rma_start(ep, op, r, &dest, offset, iov, count, total, x);
-	ofi_rma_complete(ep, &x->w, ret, NULL);
+	one = one_chunk(ep, count, total);
+	ret = rma_start(ep, op, r, &dest, offset, iov, count, total, x, one);
+	/* Posted, a one-chunk transfer is its completion's: x may be gone already. */
+	if (!one || ret)
+		ofi_rma_complete(ep, &x->w, ret, NULL);
 	return 0;
 }
 
@@ -732,7 +757,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 		/* Never posted again (it may have taken effect): give libfabric its chance first. */
 		if (dest.reconnect)
 			poll_after_departure(ep);
-		ofi_rma_inflight(ep, NULL, true);
+		ofi_rma_posting(ep, NULL);
 	}
 	atomic_store(&x->w.pending, 1);
 	for (unsigned int tries = 1;; tries++) {
@@ -751,7 +776,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	}
 	if (sret) {
 		if (!x->w.on_control)
-			ofi_rma_inflight(ep, NULL, false);
+			ofi_rma_ended(ep, NULL, 1);
 		wait_free(x);
 		return gave_up ? gave_up : transfer_status(ofi_error((int)sret));
 	}
