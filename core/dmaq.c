@@ -135,26 +135,26 @@ int xrma_dmaq_close(struct xrma_dmaq *handle)
 
 /* ---- posting ---- */
 
-/*
- * The heap home of an asynchronous job staged on the stack (lock held): a
- * spare one, else a new one. Staging lets the checks run before the lock is
- * taken, and taking a spare needs no lock of its own.
- */
-static struct xrma_rma_job *job_home_locked(struct xrma_core_dmaq *dmaq, const struct xrma_rma_job *staged)
+/* A spare job for an asynchronous post (lock held), or NULL if none is kept. */
+static struct xrma_rma_job *job_spare_locked(struct xrma_core_dmaq *dmaq)
 {
 	struct xrma_rma_job *job = dmaq->spare_jobs;
 
 	if (job) {
 		dmaq->spare_jobs = job->next;
 		dmaq->spare_job_count--;
-	} else {
-		job = malloc(JOB_SIZE(SPARE_JOB_IOV));
-		if (!job)
-			return NULL;
 	}
-	memcpy(job, staged, JOB_SIZE(SPARE_JOB_IOV));
-	job->segs = (struct xrma_core_seg **)(void *)&job->iov[SPARE_JOB_IOV];
 	return job;
+}
+
+/* A post's job, filled in where it will live (room: its vector's entries and segments). */
+static void job_init(struct xrma_rma_job *job, struct xrma_core_dmaq *dmaq, enum xrma_rma_op op,
+		     size_t remote_offset, size_t len, uint64_t cookie, uint32_t flags, size_t room)
+{
+	*job = (struct xrma_rma_job){ .dmaq = dmaq, .op = op, .remote_offset = remote_offset,
+				      .len = len, .cookie = cookie, .flags = flags,
+				      .sync = !!(flags & XRMA_RMA_SYNC), .iov_room = room };
+	job->segs = (struct xrma_core_seg **)(void *)&job->iov[room];
 }
 
 /* Keep a finished job for a later post (lock held); false when the caller must free it. */
@@ -530,9 +530,8 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 {
 	_Alignas(struct xrma_rma_job) unsigned char stack_job[JOB_SIZE(SYNC_STACK_IOV)];
 	struct xrma_core_dmaq *dmaq;
-	struct xrma_rma_job *job, *home;
-	bool inline_run, on_heap;
-	size_t room;
+	struct xrma_rma_job *job = NULL;
+	bool inline_run, on_heap, spare;
 	int ret;
 
 	if ((op != XRMA_RMA_READ && op != XRMA_RMA_WRITE) || !local || !count || count > XRMA_IOV_MAX ||
@@ -546,20 +545,37 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 		ret = -XRMA_EINVAL;
 		goto out_put_dmaq;
 	}
-	/* Short vectors are staged on the stack; a synchronous job stays there. */
+	/*
+	 * A short asynchronous job lives in a kept one, filled in under the lock
+	 * it is taken with; a short synchronous one on the stack; others on the heap.
+	 */
 	on_heap = count > SYNC_STACK_IOV;
-	room = on_heap ? count : SYNC_STACK_IOV;
-	job = on_heap ? malloc(JOB_SIZE(room)) : (void *)stack_job;
-	if (!job) {
-		ret = -XRMA_ENOMEM;
-		goto out_put_dmaq;
+	spare = !on_heap && !(flags & XRMA_RMA_SYNC);
+	if (!spare) {
+		size_t room = on_heap ? count : SYNC_STACK_IOV;
+
+		job = on_heap ? malloc(JOB_SIZE(room)) : (void *)stack_job;
+		if (!job) {
+			ret = -XRMA_ENOMEM;
+			goto out_put_dmaq;
+		}
+		job_init(job, dmaq, op, remote_offset, len, cookie, flags, room);
 	}
-	*job = (struct xrma_rma_job){ .dmaq = dmaq, .op = op, .remote_offset = remote_offset,
-				      .len = len, .cookie = cookie, .flags = flags,
-				      .sync = !!(flags & XRMA_RMA_SYNC), .iov_room = room };
-	job->segs = (struct xrma_core_seg **)(void *)&job->iov[room];
 	/* Checked under the lock: the queue's holds stand for the segments they find. */
 	xrma_lock(&dmaq->lock);
+	if (spare) {
+		job = job_spare_locked(dmaq);
+		if (!job) {
+			xrma_unlock(&dmaq->lock);
+			job = malloc(JOB_SIZE(SPARE_JOB_IOV));
+			if (!job) {
+				ret = -XRMA_ENOMEM;
+				goto out_put_dmaq;
+			}
+			xrma_lock(&dmaq->lock);
+		}
+		job_init(job, dmaq, op, remote_offset, len, cookie, flags, SPARE_JOB_IOV);
+	}
 	ret = find_remote(dmaq, job, remote);
 	if (!ret)
 		ret = build_local(dmaq, job, local, count, len);
@@ -567,15 +583,6 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 		ret = check_remote(job, NULL, &dmaq->ctx->caps);
 	if (!ret && dmaq->outstanding + dmaq->cq_count >= dmaq->depth)
 		ret = -XRMA_EAGAIN;
-	if (!ret && !job->sync && !on_heap) {
-		home = job_home_locked(dmaq, job);
-		if (home) {
-			job = home;
-			on_heap = true;
-		} else {
-			ret = -XRMA_ENOMEM;
-		}
-	}
 	if (ret) {
 		xrma_unlock(&dmaq->lock);
 		goto err_release;
@@ -599,9 +606,19 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 	return ret;
 
 err_release:
+	/* Busy uses end outside the queue's lock (its place in the lock order). */
 	release_own_refs(job);
-	if (on_heap)
+	if (spare) {
+		bool kept;
+
+		xrma_lock(&dmaq->lock);
+		kept = job_keep_locked(dmaq, job);
+		xrma_unlock(&dmaq->lock);
+		if (!kept)
+			free(job);
+	} else if (on_heap) {
 		free(job);
+	}
 out_put_dmaq:
 	xrma_handle_put(&dmaq->obj);
 	return ret;
