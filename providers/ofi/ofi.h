@@ -168,6 +168,7 @@ struct ofi_rma_wait {
 	void *arg;                             /* fixed */
 	bool reported;                         /* under ep->lock: done was called */
 	bool on_control;                       /* fixed: posted on ep, not on a separate rma_ep */
+	bool single;                           /* fixed: async, one chunk: its completion is the last */
 	struct ofi_peer *served;               /* fixed: whose target endpoint it goes to, or NULL */
 	struct xrma_prov_addr owner;           /* fixed: whose memory (async) */
 	struct ofi_rma_wait *live_prev, *live_next;   /* ep->rma_live; under ep->lock */

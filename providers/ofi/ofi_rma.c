@@ -143,7 +143,8 @@ void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status,
 
 		if (status)
 			atomic_compare_exchange_strong(&w->status, &none, status);
-		if (atomic_fetch_sub(&w->pending, 1) != 1)
+		/* One chunk has one completion (or its refused post): no count to keep. */
+		if (!w->single && atomic_fetch_sub(&w->pending, 1) != 1)
 			return;
 		w->finished_next = finished ? *finished : NULL;
 		if (finished)
@@ -267,6 +268,7 @@ static int async_start(struct ofi_ep *ep, struct ofi_rmem *r, size_t tmp, void (
 		atomic_store_explicit(&x->w.status, 0, memory_order_relaxed);
 		x->w.abandoned = false;
 		x->w.on_control = false;
+		x->w.single = false;
 		x->w.served = NULL;
 		x->operand = x->compare = x->result = 0;
 	}
@@ -698,6 +700,7 @@ int ofi_rma_post(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, 
 		return 0;
 	}
 	one = one_chunk(ep, count, total);
+	x->w.single = one;
 	ret = rma_start(ep, op, r, &dest, offset, iov, count, total, x, one);
 	/* Posted, a one-chunk transfer is its completion's: x may be gone already. */
 	if (!one || ret)
