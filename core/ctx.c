@@ -375,6 +375,20 @@ int xrma_ctx_object_count(struct xrma_ctx *handle, size_t *count)
 	return 0;
 }
 
+int xrma_ctx_progress(struct xrma_ctx *handle)
+{
+	struct xrma_core_ctx *ctx;
+	int ret;
+
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	/* Providers without the op move data without anyone's polling. */
+	ret = ctx->prov->ops->app_progress ? ctx->prov->ops->app_progress(ctx->prov_state) : 0;
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
 int xrma_core_ctx_child_open(struct xrma_core_ctx *ctx)
 {
 	int ret = 0;

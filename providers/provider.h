@@ -82,6 +82,15 @@ struct xrma_provider_ops {
 	 * which delivers what is pending through the upcalls and returns 0. */
 	int (*progress_fd)(void *state);
 	int (*progress)(void *state);
+	/*
+	 * Optional: an application thread drives progress (xrma_ctx_progress).
+	 * Read what has arrived once and hand it on as the provider's own thread
+	 * would; never block; return how much was handled (0 when none). A
+	 * provider with a thread of its own lets it rest while the calls keep
+	 * coming, so the two do not take turns on one CPU. Without it the call
+	 * does nothing: the provider needs no one's polling.
+	 */
+	int (*app_progress)(void *state);
 
 	int (*node_list)(void *state, uint32_t *ids, size_t max, size_t *count);
 	int (*node_probe)(void *state, uint32_t node, int timeout_ms);

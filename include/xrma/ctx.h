@@ -54,6 +54,23 @@ XRMA_API int xrma_ctx_query(struct xrma_ctx *ctx, struct xrma_ctx_info *info);
 /* Number of live objects (all types) opened from this context. */
 XRMA_API int xrma_ctx_object_count(struct xrma_ctx *ctx, size_t *count);
 
+/*
+ * Drive the context's progress from the calling thread: read once what has
+ * arrived (peers' transfers into this process's segments, messages,
+ * completions) and hand it on, as the provider's own thread would. Never
+ * blocks. Returns how many messages and completions it handled (0 when none),
+ * or a negative error: XRMA_EHANDLE for a handle that is not an open context.
+ *
+ * A program that waits for a peer by polling memory calls this in its wait
+ * loop. With the ofi provider, whose thread otherwise polls the network
+ * and takes turns on the CPU with such a loop, the thread rests while calls
+ * keep coming (at least one a millisecond) and takes over again within about
+ * a millisecond of the last. Providers that need no one's polling (loopback,
+ * ntb, sci, pximc) do nothing and return 0. Any thread may call it, several at
+ * once.
+ */
+XRMA_API int xrma_ctx_progress(struct xrma_ctx *ctx);
+
 XRMA_END_DECLS
 
 #endif

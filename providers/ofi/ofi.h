@@ -317,6 +317,8 @@ struct ofi_ep {
 	pthread_mutex_t poll_lock;           /* one reader of the CQ at a time: keeps order */
 	atomic_int driving;                  /* threads other than ours reading rma_cq now */
 	_Atomic uint64_t driven_ns;          /* when such a thread last read rma_cq */
+	_Atomic uint64_t app_driven_ns;      /* when the application last drove progress */
+	unsigned int app_turn;               /* under poll_lock: its calls, for the control CQ's turn */
 	pthread_mutex_t rma_poll_lock;       /* one reader of a separate rma_cq at a time */
 	/*
 	 * Transfer chunks and atomics on rma_ep: posted, and ended (completed or
@@ -397,6 +399,15 @@ void ofi_drive(void *state, bool on);
 #define OFI_DEPARTED_POLL_NS 50000000ull
 /* How long after a caller last read rma_cq or posted the progress thread leaves rma_cq to it. */
 #define OFI_DRIVER_GRACE_NS 20000ull
+/*
+ * Application-driven progress (ofi_app_progress): the progress thread rests
+ * while the application's last call is at most OFI_APP_DRIVE_NS old, waking
+ * every OFI_APP_REST_NS for the sends and liveness it alone keeps. The
+ * application reads the control CQ on one call in OFI_APP_CONTROL_EVERY.
+ */
+#define OFI_APP_DRIVE_NS 1000000ull
+#define OFI_APP_REST_NS 250000L
+#define OFI_APP_CONTROL_EVERY 8u
 /* Whether a peer left within OFI_DEPARTED_POLL_NS of now (a separate rma_ep only). */
 bool ofi_departed_recently(struct ofi_ep *ep);
 /* Wake the progress thread if it sleeps: a separate rma_cq has no fd to do it. */
@@ -413,6 +424,7 @@ void ofi_serve_ask_locked(struct ofi_ep *ep, struct ofi_peer *peer, uint32_t own
 bool ofi_gone_locked(struct ofi_ep *ep, const struct xrma_prov_addr *addr, int *status);
 int ofi_progress_fd(void *state);
 int ofi_progress(void *state);
+int ofi_app_progress(void *state);
 int ofi_ctrl_send(void *state, const struct xrma_prov_addr *dst, const void *msg, size_t len);
 int ofi_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id,
 		    struct xrma_prov_addr *owner);

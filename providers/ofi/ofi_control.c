@@ -818,6 +818,41 @@ int ofi_rma_cq_poll(struct ofi_ep *ep)
 	return n;
 }
 
+/*
+ * The application drives progress. The target endpoint is read on every call,
+ * since a peer's write lands only when it is read and the caller is most
+ * likely waiting for one; the control CQ, whose messages are rarer, on one
+ * call in OFI_APP_CONTROL_EVERY (every call when transfers arrive there too);
+ * the initiator CQ while transfers are in flight or a peer has just left.
+ */
+int ofi_app_progress(void *state)
+{
+	struct ofi_ep *ep = state;
+	int n = 0;
+
+	atomic_store_explicit(&ep->app_driven_ns, ofi_now_ns(), memory_order_relaxed);
+	if (!pthread_mutex_trylock(&ep->poll_lock)) {
+		if (ep->serve_ep)
+			serve_poll(ep);
+		if (!ep->serve_ep || ep->app_turn++ % OFI_APP_CONTROL_EVERY == 0) {
+			n = cq_poll_locked(ep, ep->cq);
+			rx_repost_locked(ep);
+		}
+		pthread_mutex_unlock(&ep->poll_lock);
+	}
+	if (ep->rma_separate && (ofi_rma_inflight(ep) > 0 || ofi_departed_recently(ep)))
+		n += ofi_rma_cq_poll(ep);
+	return n;
+}
+
+/* Whether the application drove progress lately enough for the thread to rest. */
+static bool app_driving(struct ofi_ep *ep, uint64_t now)
+{
+	uint64_t at = atomic_load_explicit(&ep->app_driven_ns, memory_order_relaxed);
+
+	return at && age_ns(now, at) < OFI_APP_DRIVE_NS;
+}
+
 void ofi_drive(void *state, bool on)
 {
 	struct ofi_ep *ep = state;
@@ -936,6 +971,22 @@ static void *progress_main(void *arg)
 				 OFI_DRIVER_GRACE_NS ||
 			 age_ns(now, post_seen_ns) < OFI_DRIVER_GRACE_NS;
 		inflight = ep->rma_separate && ofi_rma_inflight(ep) > 0;
+
+		/*
+		 * The application polls the endpoints itself: a turn of ours would only
+		 * take the CPU from it. Keep the sends waiting for a connection and the
+		 * liveness beats going, and rest.
+		 */
+		if (app_driving(ep, now)) {
+			struct timespec rest = { .tv_sec = 0, .tv_nsec = OFI_APP_REST_NS };
+
+			pthread_mutex_lock(&ep->lock);
+			flush_queues_locked(ep, now);
+			liveness_locked(ep, now);
+			pthread_mutex_unlock(&ep->lock);
+			nanosleep(&rest, NULL);
+			continue;
+		}
 
 		/*
 		 * Never wait for a lock: whoever holds it dispatches what it reads, in

@@ -542,6 +542,7 @@ static const struct xrma_provider_ops ofi_ops = {
 	.close = ofi_close,
 	.progress_fd = ofi_progress_fd,
 	.progress = ofi_progress,
+	.app_progress = ofi_app_progress,
 	.node_list = ofi_node_list,
 	.node_probe = ofi_node_probe,
 	.name_bind = ofi_name_bind,

@@ -393,6 +393,74 @@ static int child_stream_target(int sock, const char *arg)
 	return 0;
 }
 
+/* ---- the application drives progress: a write ping-pong on the last word of SEG_LEN ---- */
+
+#define DRIVEN_END (1ull << 40)   /* the parent's last driven round; the next is not driven */
+
+/* Write value into the last word of the peer's segment r, synchronously. */
+static int echo_write(struct xrma_dmaq *q, struct xrma_seg *local, unsigned char *lp,
+		      struct xrma_rseg *r, uint64_t value)
+{
+	struct xrma_iov iov = { .seg = local, .offset = SEG_LEN - 8, .len = 8 };
+
+	memcpy(lp + SEG_LEN - 8, &value, 8);
+	return xrma_dmaq_post(q, XRMA_RMA_WRITE, &iov, 1, r, SEG_LEN - 8, 8, value, XRMA_RMA_SYNC);
+}
+
+/*
+ * Wait until the last word of our segment p is no longer old, and return it
+ * (0 after MP_TIMEOUT_MS): calling xrma_ctx_progress between looks, or with
+ * drive false leaving the data to the provider's thread.
+ */
+static uint64_t await_change(struct xrma_ctx *ctx, const unsigned char *p, uint64_t old, bool drive)
+{
+	uint64_t deadline = fixture_now_ms() + MP_TIMEOUT_MS, now;
+
+	for (;;) {
+		now = __atomic_load_n((const volatile uint64_t *)(const void *)(p + SEG_LEN - 8),
+				      __ATOMIC_ACQUIRE);
+		if (now != old || fixture_now_ms() > deadline)
+			break;
+		if (drive ? xrma_ctx_progress(ctx) < 0 : sched_yield() != 0)
+			break;
+	}
+	return now != old ? now : 0;
+}
+
+/*
+ * Own SEG_ID + 5 (pattern 9); once told, import the parent's segment and echo
+ * each round the parent writes into ours back into its, driving progress until
+ * round DRIVEN_END and not after it.
+ */
+static int child_driven_echo(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_rseg *r;
+	struct xrma_seg *local, *own;
+	struct xrma_dmaq *q;
+	unsigned char *lp, *op;
+	uint64_t round = 0;
+
+	(void)arg;
+	PROC_CHECK_RC(child_ctx(&ctx), 0);
+	PROC_CHECK_RC(seg_make(ctx, SEG_ID + 5, SEG_LEN, 9, &own), 0);
+	xrma_seg_addr(own, (void **)&op);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
+	PROC_CHECK_RC(xrma_rseg_open(ctx, 1, SEG_ID, XRMA_ACCESS_REMOTE_WRITE, 0, MP_TIMEOUT_MS, &r), 0);
+	PROC_CHECK_RC(private_seg(ctx, SEG_LEN, &local, &lp), 0);
+	PROC_CHECK_RC(xrma_dmaq_open(ctx, 4, 0, &q), 0);
+	memset(op + SEG_LEN - 8, 0, 8);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	while (round != DRIVEN_END + 1) {
+		round = await_change(ctx, op, round, round < DRIVEN_END);
+		PROC_CHECK(round != 0);
+		PROC_CHECK_RC(echo_write(q, local, lp, r, round), 0);
+	}
+	PROC_CHECK_RC(xrma_dmaq_close(q), 0);
+	return child_report_and_close(sock, ctx, r, local, own);
+}
+
 /*
  * Import the parent's segment, then leave the process with the context still
  * open, as a SCIF program does (SCIF has no call that closes it).
@@ -672,6 +740,7 @@ static const struct proc_role roles[] = {
 	{ "leaver", child_leaver },
 	{ "long_mover", child_long_mover },
 	{ "stream_target", child_stream_target },
+	{ "driven_echo", child_driven_echo },
 	{ "ns_owner", child_ns_owner },
 	{ "ns_user", child_ns_user },
 	{ "ns_sisci_owner", child_ns_sisci_owner },
@@ -1279,6 +1348,46 @@ static void test_a_stream_of_posts_completes(void **state)
 	release_child_and_close(x.child, x.ctx, x.seg, x.local);
 }
 
+/*
+ * The application drives progress: a write ping-pong in which both processes
+ * wait by polling memory and calling xrma_ctx_progress, for longer than the
+ * liveness timeout, while both progress threads rest. Every round arrives, by
+ * the callers' polling alone, and the import stays connected. Then a round in
+ * which neither calls it: it arrives only if the threads take over again.
+ */
+static void test_the_application_drives_progress(void **state)
+{
+	enum xrma_rseg_state rs;
+	struct xrma_dmaq *q;
+	struct exchange x;
+	uint64_t until, round = 0, echoed = 0, rounds = 0;
+
+	(void)state;
+	exchange_start("driven_echo", NULL, SEG_LEN, SEG_ID + 5, 9, &x);
+	memset(x.p + SEG_LEN - 8, 0, 8);
+	assert_rc(xrma_dmaq_open(x.ctx, 4, 0, &q), 0);
+	assert_int_equal(proc_send(x.child->sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(x.child->sock, MSG_READY, MP_TIMEOUT_MS), 0);
+	until = fixture_now_ms() + LIVENESS_MS * 5 / 4;
+	while (round != DRIVEN_END + 1) {
+		if (round == DRIVEN_END)
+			round = DRIVEN_END + 1;
+		else
+			round = fixture_now_ms() < until ? round + 1 : DRIVEN_END;
+		assert_rc(echo_write(q, x.local, x.lp, x.r, round), 0);
+		echoed = await_change(x.ctx, x.p, echoed, round <= DRIVEN_END);
+		assert_true(echoed == round);
+		rounds++;
+	}
+	assert_true(rounds > 10);
+	assert_rc(xrma_rseg_state(x.r, &rs), 0);
+	assert_int_equal(rs, XRMA_RSEG_CONNECTED);
+	assert_rc(xrma_dmaq_close(q), 0);
+	assert_rc(xrma_rseg_close(x.r), 0);
+	assert_int_equal(proc_expect(x.child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	release_child_and_close(x.child, x.ctx, x.seg, x.local);
+}
+
 /* A bad [ofi] setting refuses the context with XRMA_ECONFIG and a detail naming it. */
 static void test_bad_settings_refuse_the_context(void **state)
 {
@@ -1321,6 +1430,7 @@ int main(int argc, char **argv)
 		  .teardown_func = test_down_with_setting, .initial_state = &short_serve },
 		cmocka_unit_test_setup_teardown(test_bad_settings_refuse_the_context, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_a_stream_of_posts_completes, test_up, test_down),
+		cmocka_unit_test_setup_teardown(test_the_application_drives_progress, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_connection_byte_stream, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_interrupts_as_messages, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_lookups_and_unknown_or_silent_nodes, test_up, test_down),

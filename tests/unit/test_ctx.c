@@ -263,6 +263,16 @@ static void test_ctx_query_bad_args_return_errors(void **state)
 	assert_null_handle_rc(xrma_ctx_query(NULL, &info));
 }
 
+/* Without a thread to relieve (the default provider), progress is there to call and does nothing. */
+static void test_ctx_progress_validates_and_does_nothing_here(void **state)
+{
+	(void)state;
+	assert_rc(xrma_ctx_progress(FIXTURE_FORGED(struct xrma_ctx)), XRMA_EHANDLE);
+	assert_null_handle_rc(xrma_ctx_progress(NULL));
+	assert_rc(xrma_ctx_progress(fx.ctx[0]), 0);
+	assert_int_equal(fixture_count(fx.ctx[0]), 0);
+}
+
 static void test_ctx_open_other_fabric_isolated(void **state)
 {
 	char fabric[XRMA_NAME_MAX];
@@ -399,6 +409,7 @@ int main(void)
 		T(test_ctx_object_count_failed_open_unchanged),
 		T(test_ctx_object_count_bad_args_return_errors),
 		T(test_ctx_query_bad_args_return_errors),
+		T(test_ctx_progress_validates_and_does_nothing_here),
 		T(test_ctx_open_other_fabric_isolated),
 		T(test_ctx_open_same_node_twice_refused_or_separate),
 		T(test_ctx_open_close_concurrent_threads_succeed),
