@@ -186,14 +186,16 @@ int bench_fabric_reap(struct bench_fabric *f, int want)
 	return n > 0 ? (int)n : 0;
 }
 
-void bench_fabric_await_word(struct bench_fabric *progress, unsigned char *buf, size_t len,
-			     uint64_t want)
+void bench_await_word(unsigned char *buf, size_t len, uint64_t want, void (*step)(void *arg),
+		      void *arg)
 {
 	uint64_t start = bench_now_ns();
 
-	for (uint32_t spins = 0; *bench_fabric_last_word(buf, len) != want; spins++) {
-		if (progress)
-			bench_fabric_reap(progress, BENCH_FABRIC_WINDOW);
+	/* The acquire load orders our later reads of buf after the peer's write. */
+	for (uint32_t spins = 0;
+	     __atomic_load_n(bench_fabric_last_word(buf, len), __ATOMIC_ACQUIRE) != want; spins++) {
+		if (step)
+			step(arg);
 		else
 			sched_yield();
 		if ((spins & 0xfff) == 0 && bench_now_ns() - start > STALL_NS) {
@@ -201,7 +203,17 @@ void bench_fabric_await_word(struct bench_fabric *progress, unsigned char *buf, 
 			exit(1);
 		}
 	}
-	atomic_thread_fence(memory_order_acquire);
+}
+
+static void reap_step(void *f)
+{
+	bench_fabric_reap(f, BENCH_FABRIC_WINDOW);
+}
+
+void bench_fabric_await_word(struct bench_fabric *progress, unsigned char *buf, size_t len,
+			     uint64_t want)
+{
+	bench_await_word(buf, len, want, progress ? reap_step : NULL, progress);
 }
 
 double bench_fabric_pingpong(struct bench_fabric *f, size_t len, int iterations, bool initiator)

@@ -60,11 +60,15 @@ void bench_fabric_post(struct bench_fabric *f, bool read, size_t len, void *ctx)
 int bench_fabric_reap(struct bench_fabric *f, int want);
 
 /*
- * Spin until the 8 bytes at the end of len bytes of buf read want. With
- * progress, drive that endpoint between looks (libfabric's manual progress);
- * without, yield the CPU to whichever thread delivers the writes (two spinners
- * already fill a 2-CPU machine). A peer silent for seconds ends the program.
+ * Spin until the 8 bytes at the end of len bytes of buf read want, calling
+ * step(arg) between looks; without a step, yield the CPU to whichever thread
+ * delivers the writes (two spinners already fill a 2-CPU machine). A peer
+ * silent for seconds ends the program.
  */
+void bench_await_word(unsigned char *buf, size_t len, uint64_t want, void (*step)(void *arg),
+		      void *arg);
+
+/* bench_await_word, driving endpoint progress (libfabric's manual progress) if not NULL. */
 void bench_fabric_await_word(struct bench_fabric *progress, unsigned char *buf, size_t len,
 			     uint64_t want);
 
