@@ -64,7 +64,7 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 					       "XRMA_OFI_PROGRESS_SPIN_US", "1000" },
 	/* Transfers go out through an endpoint of their own, whose CQ needs no wait object. */
 	[XRMA_CONFIG_OFI_RMA_ENDPOINT] = { "ofi.rma_endpoint", "ofi", "rma_endpoint",
-					   "XRMA_OFI_RMA_ENDPOINT", "separate" },
+					   "XRMA_OFI_RMA_ENDPOINT", "single" },
 	/* How the idle progress thread waits: asleep on the CQ's fd, or not at all (busy). */
 	[XRMA_CONFIG_OFI_PROGRESS_WAIT] = { "ofi.progress_wait", "ofi", "progress_wait",
 					    "XRMA_OFI_PROGRESS_WAIT", "fd" },

@@ -5,14 +5,15 @@
  * there is RDMA hardware, shm on one host). One endpoint per node: a node is a
  * process listening at the host:port its line in the node file names.
  *
- * Transfers go between two more endpoints per node, in the same domain,
- * whose CQs have no wait object: with tcp;ofi_rxm a CQ that can be slept on
- * slows every transfer it carries, at both ends, even while it is polled.
- * They leave through the initiator endpoint (rma_ep) and arrive at the target
- * endpoint (serve_ep), whose port an export's key names. Two, not one: reads
- * and writes crossing in one connection both ways were slower for small
- * sizes (a ping-pong at 8 B 1.3x, against 1.0x with one connection per
- * direction). The target's CQ cannot wake a sleeping process, so an initiator
+ * Transfers go through an endpoint of their own per node, in the same
+ * domain, whose CQ has no wait object: with tcp;ofi_rxm a CQ that can be
+ * slept on slows every transfer it carries, at both ends, even while it is
+ * polled. Ours leave it (rma_ep) and peers' arrive at it (serve_ep is the
+ * same endpoint), at the port an export's key names. [ofi] rma_endpoint =
+ * separate makes two, an initiator and a target endpoint, so that each
+ * connection carries data one way: faster below 512 B, slower from 512 B to
+ * 4 KiB, where one connection both ways keeps pace with raw libfabric
+ * (docs/providers-ofi.md). The target's CQ cannot wake a sleeping process, so an initiator
  * first sends the owner a SERVE message (to the control endpoint, whose CQ
  * has a wait fd), and the owner's progress thread polls its target endpoint
  * for [ofi] serve_ms after each one; initiators repeat it every serve_ms/2
@@ -20,8 +21,8 @@
  * shared, or a provider where these endpoints cannot be made (FI_MR_ENDPOINT,
  * no socket address, no CQ wait fd), carries transfers on the control
  * endpoint instead (the key names no port). Where the libfabric provider
- * keeps write-after-write order only without atomics (ofi_rxm), the two are
- * opened without them and atomics go between control endpoints.
+ * keeps write-after-write order only without atomics (ofi_rxm), transfer
+ * endpoints are opened without them and atomics go between control endpoints.
  *
  * Pieces, one file each:
  *  - ofi_init.c     open/close (fi_getinfo, fabric, domain, AV, CQ, endpoint),
@@ -408,6 +409,12 @@ void ofi_drive(void *state, bool on);
 #define OFI_APP_DRIVE_NS 1000000ull
 #define OFI_APP_REST_NS 250000L
 #define OFI_APP_CONTROL_EVERY 8u
+/* [ofi] rma_endpoint: where transfers leave and arrive. */
+enum ofi_transfer_eps {
+	OFI_TRANSFER_SHARED,    /* the control endpoint */
+	OFI_TRANSFER_SEPARATE,  /* an initiator endpoint and a target endpoint */
+	OFI_TRANSFER_SINGLE,    /* one endpoint of their own, both ways */
+};
 /* Whether a peer left within OFI_DEPARTED_POLL_NS of now (a separate rma_ep only). */
 bool ofi_departed_recently(struct ofi_ep *ep);
 /* Wake the progress thread if it sleeps: a separate rma_cq has no fd to do it. */

@@ -115,7 +115,7 @@ static struct fi_info *ofi_hints(const char *prov, const char *iface, bool atomi
 }
 
 static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, const char **nodes,
-			   const char **iface, bool *separate)
+			   const char **iface, enum ofi_transfer_eps *transfer_eps)
 {
 	const char *prov = xrma_config_value(cfg, XRMA_CONFIG_OFI_PROVIDER), *rma_endpoint, *wait;
 	uint64_t ms;
@@ -136,11 +136,16 @@ static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, con
 	}
 	ep->progress_spin_ns = ms * 1000;
 	rma_endpoint = xrma_config_value(cfg, XRMA_CONFIG_OFI_RMA_ENDPOINT);
-	if (!rma_endpoint || (strcmp(rma_endpoint, "separate") && strcmp(rma_endpoint, "shared"))) {
-		ofi_detail("ofi: ofi.rma_endpoint must be 'separate' or 'shared'");
+	if (rma_endpoint && !strcmp(rma_endpoint, "separate"))
+		*transfer_eps = OFI_TRANSFER_SEPARATE;
+	else if (rma_endpoint && !strcmp(rma_endpoint, "single"))
+		*transfer_eps = OFI_TRANSFER_SINGLE;
+	else if (rma_endpoint && !strcmp(rma_endpoint, "shared"))
+		*transfer_eps = OFI_TRANSFER_SHARED;
+	else {
+		ofi_detail("ofi: ofi.rma_endpoint must be 'single', 'separate' or 'shared'");
 		return -XRMA_ECONFIG;
 	}
-	*separate = !strcmp(rma_endpoint, "separate");
 	wait = xrma_config_value(cfg, XRMA_CONFIG_OFI_PROGRESS_WAIT);
 	if (!wait || (strcmp(wait, "fd") && strcmp(wait, "busy"))) {
 		ofi_detail("ofi: ofi.progress_wait must be 'fd' or 'busy'");
@@ -273,7 +278,7 @@ static uint32_t endpoint_port(struct fid_ep *fep)
 
 static void ofi_close_transfer_ep(struct ofi_ep *ep)
 {
-	if (ep->serve_ep) {
+	if (ep->serve_ep && ep->serve_ep != ep->rma_ep) {
 		fi_close(&ep->serve_ep->fid);
 		fi_close(&ep->serve_cq->fid);
 	}
@@ -348,11 +353,11 @@ static int quiet_endpoint(struct ofi_ep *ep, struct fid_ep **qep, struct fid_cq 
 }
 
 /*
- * The initiator and target endpoints (ofi.h says why), where wanted and
- * possible; else transfers share the control endpoint. Never an error: it only
- * saves time.
+ * The transfer endpoints (ofi.h says why), as many as wanted, where possible;
+ * else transfers share the control endpoint. Never an error: it only saves time.
  */
-static void ofi_open_transfer_ep(struct ofi_ep *ep, bool wanted, const char *host, const char *iface)
+static void ofi_open_transfer_ep(struct ofi_ep *ep, enum ofi_transfer_eps wanted, const char *host,
+				 const char *iface)
 {
 	struct fid_ep *rma_ep = NULL;
 	struct fid_cq *rma_cq = NULL;
@@ -365,7 +370,8 @@ static void ofi_open_transfer_ep(struct ofi_ep *ep, bool wanted, const char *hos
 	 * (progress_wait = busy: the endpoint still orders writes, see ofi.h);
 	 * FI_MR_ENDPOINT would bind memory twice.
 	 */
-	if (!wanted || (ep->cq_fd < 0 && !ep->progress_busy) || (ep->mr_mode & FI_MR_ENDPOINT))
+	if (wanted == OFI_TRANSFER_SHARED || (ep->cq_fd < 0 && !ep->progress_busy) ||
+	    (ep->mr_mode & FI_MR_ENDPOINT))
 		return;
 	ep->rma_info = transfer_info(ep, host, iface);
 	if (!ep->rma_info)
@@ -378,9 +384,15 @@ static void ofi_open_transfer_ep(struct ofi_ep *ep, bool wanted, const char *hos
 	ep->rma_ep = rma_ep;
 	ep->rma_cq = rma_cq;
 	ep->rma_separate = true;
-	/* Without the target endpoint, peers' transfers come to the control endpoint. */
-	if (!quiet_endpoint(ep, &ep->serve_ep, &ep->serve_cq))
+	if (wanted == OFI_TRANSFER_SINGLE) {
+		/* One endpoint both ways: a peer's writes arrive where ours leave. */
+		ep->serve_ep = rma_ep;
+		ep->serve_cq = rma_cq;
+		ep->rma_port = endpoint_port(rma_ep);
+	} else if (!quiet_endpoint(ep, &ep->serve_ep, &ep->serve_cq)) {
+		/* Without the target endpoint, peers' transfers come to the control endpoint. */
 		ep->rma_port = endpoint_port(ep->serve_ep);
+	}
 	if (ep->rma_info->tx_attr->msg_order & FI_ORDER_WAW)
 		ep->waw_ordered = true;
 	ep->atomics_on_control = !(ep->rma_info->caps & FI_ATOMIC);
@@ -429,7 +441,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	struct ofi_peer *me;
 	struct ofi_ep *ep;
 	uint32_t incarnation = 0;
-	bool separate;
+	enum ofi_transfer_eps transfer_eps;
 	int ret;
 
 	if (!args || !args->config || !args->upcalls || !state || !self)
@@ -469,7 +481,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 		pthread_cond_init(&ep->req_cond, &ca);
 		pthread_condattr_destroy(&ca);
 	}
-	if ((ret = ofi_read_config(ep, args->config, &nodes, &iface, &separate)))
+	if ((ret = ofi_read_config(ep, args->config, &nodes, &iface, &transfer_eps)))
 		goto err_free;
 	if ((ret = ofi_nodes_load(ep, nodes)))
 		goto err_free;
@@ -503,7 +515,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 				   me->host, me->port, xrma_strerror(ret));
 		goto err_objects;
 	}
-	ofi_open_transfer_ep(ep, separate, me->host, iface);
+	ofi_open_transfer_ep(ep, transfer_eps, me->host, iface);
 	ofi_probe_atomics(ep);
 	if ((ret = ofi_control_start(ep)))
 		goto err_objects;

@@ -8,7 +8,8 @@
  * ways, mapping refused, atomics (when the libfabric provider has them), a
  * connection's byte stream, interrupts, name look-ups, unknown and silent
  * nodes answered within a bound, a second context on a node refused, the
- * exchange again with transfers on the control endpoint (rma_endpoint = shared) and
+ * exchange again with transfers on the control endpoint (rma_endpoint = shared), on
+ * an initiator and a target endpoint (rma_endpoint = separate) and
  * with progress threads that never sleep (progress_wait = busy), transfers far longer
  * than the owner's serve window between a node of each rma_endpoint setting, a stream of
  * asynchronous writes completed in order with and without a waiter, bad settings refused, a peer
@@ -1243,6 +1244,7 @@ struct ofi_setting {
 };
 
 static struct ofi_setting shared_endpoint = { "XRMA_OFI_RMA_ENDPOINT", "shared" };
+static struct ofi_setting separate_endpoints = { "XRMA_OFI_RMA_ENDPOINT", "separate" };
 static struct ofi_setting busy_progress = { "XRMA_OFI_PROGRESS_WAIT", "busy" };
 static struct ofi_setting short_serve = { "XRMA_OFI_SERVE_MS", "1" };
 
@@ -1422,6 +1424,12 @@ int main(int argc, char **argv)
 		{ .name = "test_export_import_rma_on_shared_endpoint",
 		  .test_func = test_export_import_rma_both_directions, .setup_func = test_up_with_setting,
 		  .teardown_func = test_down_with_setting, .initial_state = &shared_endpoint },
+		{ .name = "test_export_import_rma_on_separate_endpoints",
+		  .test_func = test_export_import_rma_both_directions, .setup_func = test_up_with_setting,
+		  .teardown_func = test_down_with_setting, .initial_state = &separate_endpoints },
+		{ .name = "test_the_application_drives_progress_on_separate_endpoints",
+		  .test_func = test_the_application_drives_progress, .setup_func = test_up_with_setting,
+		  .teardown_func = test_down_with_setting, .initial_state = &separate_endpoints },
 		{ .name = "test_export_import_rma_with_busy_progress",
 		  .test_func = test_export_import_rma_both_directions, .setup_func = test_up_with_setting,
 		  .teardown_func = test_down_with_setting, .initial_state = &busy_progress },
