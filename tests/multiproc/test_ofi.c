@@ -13,8 +13,10 @@
  * with progress threads that never sleep (progress_wait = busy), transfers far longer
  * than the owner's serve window between a node of each rma_endpoint setting, a stream of
  * asynchronous writes completed in order with and without a waiter, bad settings refused, a peer
- * SIGKILLed and one closing in order, one leaving with its context open, a node
- * restarted at the same address and reached at once, and two hosts made of two network
+ * SIGKILLed, one silenced (SIGSTOP) while the application drives progress, one closing in
+ * order, one leaving with its context open, a node restarted at the same address and
+ * reached at once, the application driving progress (a ping-pong, then a round nobody
+ * drives), and two hosts made of two network
  * namespaces joined by a veth pair (root only; skipped with a message), with a
  * DMA exchange through the core API, one through SISCI (SCIStartDmaTransfer;
  * SCIMapRemoteSegment refused) and an RMA exchange through SCIF (scif_readfrom
@@ -1053,6 +1055,48 @@ static void test_peer_killed_survivor_sees_lost(void **state)
 	release_child_and_close(child, ctx, seg, local);
 }
 
+/*
+ * A peer that falls silent (SIGSTOP: its connections stay open, nothing
+ * answers) while the application drives progress, its progress thread
+ * resting: the import is found lost within the liveness bound all the same,
+ * since the resting thread keeps asking.
+ */
+static void test_silent_peer_found_lost_while_the_application_drives(void **state)
+{
+	enum xrma_rseg_state rs = XRMA_RSEG_CONNECTED;
+	struct xrma_ctx *ctx;
+	struct xrma_seg *seg, *local;
+	struct xrma_rseg *r;
+	struct proc *child;
+	unsigned char *lp;
+	uint64_t t0;
+
+	(void)state;
+	assert_rc(ctx_open_node(1, &ctx), 0);
+	assert_rc(seg_make(ctx, SEG_ID, SEG_LEN, 3, &seg), 0);
+	assert_rc(private_seg(ctx, 4096, &local, &lp), 0);
+	child = kid_start(2, "writer", NULL);
+	assert_int_equal(proc_send(child->sock, MSG_READY), 0);
+	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_rseg_open(ctx, 2, 555, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
+	hold(HELD_RSEG, r);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), 0);
+	assert_int_equal(kill(child->pid, SIGSTOP), 0);
+	t0 = fixture_now_ms();
+	while (rs != XRMA_RSEG_LOST && fixture_now_ms() - t0 < 2 * LIVENESS_MS + 1000) {
+		assert_true(xrma_ctx_progress(ctx) >= 0);
+		assert_rc(xrma_rseg_state(r, &rs), 0);
+	}
+	assert_int_equal(rs, XRMA_RSEG_LOST);
+	assert_int_equal(proc_kill(child), 128 + SIGKILL);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), XRMA_ELOST);
+	assert_rc(xrma_rseg_close(r), 0);
+	assert_rc(fixture_wait_importers(seg, 0, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_seg_close(local), 0);
+	assert_rc(xrma_seg_close(seg), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
 static void test_owner_withdraws_and_closes(void **state)
 {
 	struct xrma_ctx *ctx;
@@ -1443,6 +1487,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_interrupts_as_messages, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_lookups_and_unknown_or_silent_nodes, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_peer_killed_survivor_sees_lost, test_up, test_down),
+		cmocka_unit_test_setup_teardown(test_silent_peer_found_lost_while_the_application_drives,
+						test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_owner_withdraws_and_closes, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_peer_exits_with_context_open, test_up, test_down),
 		cmocka_unit_test_setup_teardown(test_transfers_reach_a_restarted_node, test_up, test_down),

@@ -263,7 +263,7 @@ static void test_ctx_query_bad_args_return_errors(void **state)
 	assert_null_handle_rc(xrma_ctx_query(NULL, &info));
 }
 
-/* Without a thread to relieve (the default provider), progress is there to call and does nothing. */
+/* On the default provider, which has no thread to relieve, the call validates and does nothing. */
 static void test_ctx_progress_validates_and_does_nothing_here(void **state)
 {
 	(void)state;
