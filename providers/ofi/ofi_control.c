@@ -955,7 +955,7 @@ static void *progress_main(void *arg)
 		/* One clock read for the turn's decisions; the bookkeeping below reads it again. */
 		uint64_t now = ofi_now_ns();
 		unsigned int posts = atomic_load_explicit(&ep->rma_posted, memory_order_relaxed);
-		bool driven, inflight, served = serving(ep, now);
+		bool driven, inflight, served = serving(ep, now), resting = app_driving(ep, now);
 		struct epoll_event ev[2];
 		bool queued, asking;
 		int n = 0;
@@ -973,28 +973,12 @@ static void *progress_main(void *arg)
 		inflight = ep->rma_separate && ofi_rma_inflight(ep) > 0;
 
 		/*
-		 * The application polls the endpoints itself: a turn of ours would only
-		 * take the CPU from it. Keep the sends waiting for a connection and the
-		 * liveness beats going, and rest.
-		 */
-		if (app_driving(ep, now)) {
-			struct timespec rest = { .tv_sec = 0, .tv_nsec = OFI_APP_REST_NS };
-
-			pthread_mutex_lock(&ep->lock);
-			flush_queues_locked(ep, now);
-			liveness_locked(ep, now);
-			pthread_mutex_unlock(&ep->lock);
-			nanosleep(&rest, NULL);
-			continue;
-		}
-
-		/*
 		 * Never wait for a lock: whoever holds it dispatches what it reads, in
 		 * order. Peers' transfers are served under the same lock, so whoever
 		 * dispatches a peer's message sent after its transfer completed finds
 		 * the transfer's bytes stored before it, as on one endpoint.
 		 */
-		if ((ep->rma_separate || !driven) && !pthread_mutex_trylock(&ep->poll_lock)) {
+		if (!resting && (ep->rma_separate || !driven) && !pthread_mutex_trylock(&ep->poll_lock)) {
 			if (served)
 				serve_poll(ep);
 			n = cq_poll_locked(ep, ep->cq);
@@ -1006,6 +990,17 @@ static void *progress_main(void *arg)
 		queued = flush_queues_locked(ep, now);
 		asking = liveness_locked(ep, now);
 		pthread_mutex_unlock(&ep->lock);
+		/*
+		 * The application polls the endpoints itself (ofi_app_progress): a turn
+		 * of ours would only take the CPU from it. The sends waiting for a
+		 * connection and the liveness beats above are all we keep doing.
+		 */
+		if (resting) {
+			struct timespec rest = { .tv_sec = 0, .tv_nsec = OFI_APP_REST_NS };
+
+			nanosleep(&rest, NULL);
+			continue;
+		}
 		/* Transfers in flight, or connections of peers that just left to notice closed. */
 		if (!driven && (inflight || ofi_departed_recently(ep)))
 			n += ofi_rma_cq_poll(ep);

@@ -1005,6 +1005,20 @@ static void test_lookups_and_unknown_or_silent_nodes(void **state)
 	assert_rc(xrma_ctx_close(ctx), 0);
 }
 
+/* Start a "writer" node 2 (arg), see it import seg, and import its segment 555. */
+static struct proc *writer_start(struct xrma_ctx *ctx, struct xrma_seg *seg, const char *arg,
+				 struct xrma_rseg **r)
+{
+	struct proc *child = kid_start(2, "writer", arg);
+
+	assert_int_equal(proc_send(child->sock, MSG_READY), 0);
+	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
+	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
+	assert_rc(xrma_rseg_open(ctx, 2, 555, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, r), 0);
+	hold(HELD_RSEG, *r);
+	return child;
+}
+
 static void test_peer_killed_survivor_sees_lost(void **state)
 {
 	struct xrma_ctx *ctx;
@@ -1019,12 +1033,7 @@ static void test_peer_killed_survivor_sees_lost(void **state)
 	assert_rc(ctx_open_node(1, &ctx), 0);
 	assert_rc(seg_make(ctx, SEG_ID, SEG_LEN, 3, &seg), 0);
 	assert_rc(private_seg(ctx, 4096, &local, &lp), 0);
-	child = kid_start(2, "writer", NULL);
-	assert_int_equal(proc_send(child->sock, MSG_READY), 0);
-	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
-	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
-	assert_rc(xrma_rseg_open(ctx, 2, 555, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
-	hold(HELD_RSEG, r);
+	child = writer_start(ctx, seg, NULL, &r);
 	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), 0);
 	assert_int_equal(proc_kill(child), 128 + SIGKILL);
 	t0 = fixture_now_ms();
@@ -1039,15 +1048,10 @@ static void test_peer_killed_survivor_sees_lost(void **state)
 	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), XRMA_ELOST);
 	assert_rc(xrma_rseg_close(r), 0);
 	assert_rc(xrma_node_probe(ctx, 2, 200), XRMA_EHOSTUNREACH);
-	/* The survivor goes on: a new node 2 imports the same segment... */
-	child = kid_start(2, "writer", "close");
-	assert_int_equal(proc_send(child->sock, MSG_READY), 0);
-	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
-	assert_rc(fixture_wait_importers(seg, 1, MP_TIMEOUT_MS), 0);
-	/* ...and is read at once, though our transfers' endpoint last had a connection to the
-	 * killed node 2's address (docs/providers-ofi.md, "Progress"). */
-	assert_rc(xrma_rseg_open(ctx, 2, 555, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
-	hold(HELD_RSEG, r);
+	/* The survivor goes on: a new node 2 imports the same segment and is read at once,
+	 * though our transfers' endpoint last had a connection to the killed node 2's
+	 * address (docs/providers-ofi.md, "Progress"). */
+	child = writer_start(ctx, seg, "close", &r);
 	memset(lp, 0, 64);
 	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), 0);
 	assert_true(fixture_pattern_check(lp, 64, 1, 0) == FIXTURE_MATCH);
@@ -1075,11 +1079,7 @@ static void test_silent_peer_found_lost_while_the_application_drives(void **stat
 	assert_rc(ctx_open_node(1, &ctx), 0);
 	assert_rc(seg_make(ctx, SEG_ID, SEG_LEN, 3, &seg), 0);
 	assert_rc(private_seg(ctx, 4096, &local, &lp), 0);
-	child = kid_start(2, "writer", NULL);
-	assert_int_equal(proc_send(child->sock, MSG_READY), 0);
-	assert_int_equal(proc_expect(child->sock, MSG_DONE, MP_TIMEOUT_MS), 0);
-	assert_rc(xrma_rseg_open(ctx, 2, 555, XRMA_ACCESS_REMOTE_READ, 0, MP_TIMEOUT_MS, &r), 0);
-	hold(HELD_RSEG, r);
+	child = writer_start(ctx, seg, NULL, &r);
 	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, 64), 0);
 	assert_int_equal(kill(child->pid, SIGSTOP), 0);
 	t0 = fixture_now_ms();
