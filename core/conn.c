@@ -19,6 +19,7 @@
 #include "core/control.h"
 #include "core/ctx.h"
 #include "core/event.h"
+#include "core/prov_call.h"
 #include "core/wait.h"
 
 /* Receive window: the ring each endpoint allocates, and all a peer may have in flight. */
@@ -416,7 +417,7 @@ int xrma_conn_close(struct xrma_conn *handle)
 		conn_send_ctrl(ctx, &peer, XRMA_WIRE_CONN_CLOSE, peer_id, 0);
 	conn_refuse_all(ctx, reqs);
 	if (unbind)
-		XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_PORT, port);
+		xrma_core_call_name_unbind(ctx, XRMA_NS_PORT, port);
 	xrma_evq_close(&conn->evq);
 out_put:
 	xrma_handle_put(&conn->obj);
@@ -461,7 +462,7 @@ static int conn_bind_port(struct xrma_core_conn *conn, uint32_t want, uint32_t m
 	if (ret)
 		return ret > 0 ? 0 : ret;
 
-	ret = XRMA_PROV_CALL(ctx, name_bind, XRMA_NS_PORT, &id, min, max);
+	ret = xrma_core_call_name_bind(ctx, XRMA_NS_PORT, &id, min, max);
 
 	xrma_lock(&conn->lock);
 	conn->binding = false;
@@ -478,7 +479,7 @@ static int conn_bind_port(struct xrma_core_conn *conn, uint32_t want, uint32_t m
 	conn_changed_locked(conn);
 	xrma_unlock(&conn->lock);
 	if (undo)
-		XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_PORT, id);
+		xrma_core_call_name_unbind(ctx, XRMA_NS_PORT, id);
 	return ret;
 }
 
@@ -594,7 +595,7 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 	if (ret)
 		goto out_put;
 
-	ret = XRMA_PROV_CALL(ctx, name_lookup, node, XRMA_NS_PORT, port, &owner);
+	ret = xrma_core_call_name_lookup(ctx, node, XRMA_NS_PORT, port, &owner);
 	if (ret == -XRMA_ENOENT)
 		ret = -XRMA_ECONNREFUSED;
 	if (ret)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <xrma/errors.h>
 #include "core/ctx.h"
+#include "core/prov_call.h"
 #include "core/service.h"
 #include "core/wait.h"
 
@@ -58,7 +59,7 @@ int xrma_control_send(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *ds
 	}
 	ret = xrma_wire_encode(msg, buf, size);
 	if (ret >= 0)
-		ret = XRMA_PROV_CALL(ctx, ctrl_send, dst, buf, size);
+		ret = xrma_core_call_ctrl_send(ctx, dst, buf, size);
 	if (buf != small)
 		free(buf);
 	return ret;

@@ -16,6 +16,7 @@
 #include "core/config.h"
 #include "core/conn.h"
 #include "core/intr.h"
+#include "core/prov_call.h"
 #include "core/registry.h"
 #include "core/rseg.h"
 #include "core/seg.h"
@@ -116,7 +117,7 @@ static void ctx_destroy(struct xrma_obj *obj)
 	xrma_exit_notice_remove(ctx);
 	xrma_service_stop(ctx);
 	xrma_engine_fini(&ctx->engine);
-	ctx->prov->ops->close(ctx->prov_state);
+	xrma_core_call_close(ctx);
 	xrma_control_destroy(&ctx->control);
 	xrma_idmap_destroy(&ctx->segs);
 	xrma_idmap_destroy(&ctx->rsegs);
@@ -219,7 +220,7 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 		.upcalls = &ctx_upcalls,
 		.core = ctx,
 	};
-	ret = prov->ops->open(&args, &ctx->prov_state, &ctx->self);
+	ret = xrma_core_call_open(ctx, &args);
 	free(cfg);
 	if (ret)
 		goto err_free_ctx;
@@ -236,7 +237,7 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 err_stop_service:
 	xrma_service_stop(ctx);
 err_close_provider:
-	prov->ops->close(ctx->prov_state);
+	xrma_core_call_close(ctx);
 err_free_ctx:
 	xrma_engine_fini(&ctx->engine);
 	xrma_control_destroy(&ctx->control);
@@ -384,7 +385,7 @@ int xrma_ctx_progress(struct xrma_ctx *handle)
 	if (ret)
 		return ret;
 	/* Providers without the op move data without anyone's polling. */
-	ret = ctx->prov->ops->app_progress ? ctx->prov->ops->app_progress(ctx->prov_state) : 0;
+	ret = XRMA_PROV_HAS(ctx, poll) ? xrma_core_call_poll(ctx) : 0;
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/ctx.h: the context object as the rest of the core sees it, the one
- * macro through which the core calls a provider, and child accounting.
+ * core/ctx.h: the context object as the rest of the core sees it and child
+ * accounting. The core calls its provider through core/prov_call.h.
  */
 #ifndef XRMA_CORE_CTX_H
 #define XRMA_CORE_CTX_H
@@ -49,11 +49,6 @@ struct xrma_core_ctx {
 	struct xrma_exit_notice exit_notice;   /* core/exit_notice.c's list */
 	struct xrma_list_link close_pending;   /* core/close_pending.c's list */
 };
-
-/* The op tested is the op called: a NULL optional op is XRMA_ENOTSUP. */
-#define XRMA_PROV_CALL(ctx, op, ...)                                                       \
-	((ctx)->prov->ops->op ? (ctx)->prov->ops->op((ctx)->prov_state, __VA_ARGS__)       \
-			      : -XRMA_ENOTSUP)
 
 static inline int xrma_core_ctx_acquire(const void *handle, struct xrma_core_ctx **ctx)
 {

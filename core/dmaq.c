@@ -6,7 +6,7 @@
  * thread (core/engine.c) runs asynchronous jobs, several at a time where the
  * provider has rma_post; a synchronous post on an idle queue runs in the
  * caller, which is what makes small SYNC transfers cheap. Where the provider
- * also has rma_progress, posts go out from the caller while the engine is
+ * also has rma_poll, posts go out from the caller while the engine is
  * idle and waiters drive completions themselves before they block.
  */
 #include "core/dmaq.h"
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <xrma/errors.h>
 #include "core/ctx.h"
+#include "core/prov_call.h"
 #include "core/rseg.h"
 #include "core/seg.h"
 #include "core/wait.h"
@@ -427,9 +428,9 @@ void xrma_core_dmaq_job_run(struct xrma_rma_job *job)
 	/* Lost while the job waited: the memory is nobody's now, nothing may land in it. */
 	status = xrma_core_rseg_usable(job->rseg);
 	if (!status)
-		status = ctx->prov->ops->rma(ctx->prov_state, job->op, job->rseg->prmem,
-					     job->rseg->base + job->remote_offset, job->iov,
-					     job->iov_count, job->flags & XRMA_RMA_ORDERED);
+		status = xrma_core_call_rma(ctx, job->op, job->rseg->prmem,
+					    job->rseg->base + job->remote_offset, job->iov,
+					    job->iov_count, job->flags & XRMA_RMA_ORDERED);
 	complete_job(job, status);
 }
 
@@ -447,10 +448,10 @@ void xrma_core_dmaq_job_post(struct xrma_rma_job *job)
 
 	ret = xrma_core_rseg_usable(job->rseg);
 	if (!ret)
-		ret = ctx->prov->ops->rma_post(ctx->prov_state, job->op, job->rseg->prmem,
-					       job->rseg->base + job->remote_offset, job->iov,
-					       job->iov_count, job->flags & XRMA_RMA_ORDERED, job_done,
-					       job);
+		ret = xrma_core_call_rma_post(ctx, job->op, job->rseg->prmem,
+					      job->rseg->base + job->remote_offset, job->iov,
+					      job->iov_count, job->flags & XRMA_RMA_ORDERED, job_done,
+					      job);
 	if (ret)
 		job_done(job, ret);
 }

@@ -7,6 +7,7 @@
 #include <xrma/errors.h>
 #include "core/ctx.h"
 #include "core/detail.h"
+#include "core/prov_call.h"
 
 static int doorbell_bits_ok(const struct xrma_core_ctx *ctx, uint64_t bits)
 {
@@ -42,7 +43,7 @@ int xrma_doorbell_ring(struct xrma_ctx *handle, uint32_t node, uint64_t bits)
 		return ret;
 	ret = doorbell_bits_ok(ctx, bits);
 	if (!ret)
-		ret = XRMA_PROV_CALL(ctx, db_ring, node, bits);
+		ret = xrma_core_call_db_ring(ctx, node, bits);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
@@ -59,7 +60,7 @@ int xrma_doorbell_wait(struct xrma_ctx *handle, uint64_t mask, int timeout_ms, u
 		return ret;
 	ret = doorbell_bits_ok(ctx, mask);
 	if (!ret)
-		ret = XRMA_PROV_CALL(ctx, db_wait, mask, timeout_ms, fired);
+		ret = xrma_core_call_db_wait(ctx, mask, timeout_ms, fired);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
@@ -86,7 +87,7 @@ int xrma_scratchpad_read(struct xrma_ctx *handle, uint32_t node, uint32_t index,
 		return ret;
 	ret = scratchpad_index_ok(ctx, index);
 	if (!ret)
-		ret = XRMA_PROV_CALL(ctx, spad_read, node, index, value);
+		ret = xrma_core_call_spad_read(ctx, node, index, value);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
@@ -100,7 +101,7 @@ int xrma_scratchpad_write(struct xrma_ctx *handle, uint32_t node, uint32_t index
 		return ret;
 	ret = scratchpad_index_ok(ctx, index);
 	if (!ret)
-		ret = XRMA_PROV_CALL(ctx, spad_write, node, index, value);
+		ret = xrma_core_call_spad_write(ctx, node, index, value);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include "core/ctx.h"
 #include "core/dmaq.h"
 #include "core/killpoint.h"
+#include "core/prov_call.h"
 #include "core/wait.h"
 
 /* Transfers in flight across all queues of a context; each queue's depth bounds its own. */
@@ -176,7 +177,7 @@ static int start_locked(struct xrma_core_ctx *ctx, struct xrma_engine *engine)
 {
 	if (engine->started)
 		return 0;
-	engine->async = ctx->prov->ops->rma_post != NULL;
+	engine->async = XRMA_PROV_HAS(ctx, rma_post);
 	if (pthread_create(&engine->thread, NULL, engine_main, engine))
 		return -XRMA_ENOMEM;
 	xrma_core_placement_start_thread(&ctx->placement, engine->thread, "xrma-dma");
@@ -208,7 +209,7 @@ out_unlock:
 
 bool xrma_engine_can_drive(const struct xrma_core_ctx *ctx)
 {
-	return ctx->prov->ops->rma_post && ctx->prov->ops->rma_progress;
+	return XRMA_PROV_HAS(ctx, rma_post) && XRMA_PROV_HAS(ctx, rma_poll);
 }
 
 static bool drive_rounds(struct xrma_core_ctx *ctx, int rounds, const atomic_size_t *progress,
@@ -291,10 +292,9 @@ static bool drive_rounds(struct xrma_core_ctx *ctx, int rounds, const atomic_siz
 	bool moved = false;
 
 	atomic_fetch_add(&engine->drivers, 1);
-	if (ctx->prov->ops->rma_driving)
-		ctx->prov->ops->rma_driving(ctx->prov_state, true);
+	xrma_core_call_rma_polling(ctx, true);
 	for (int round = 0; round < rounds && !moved; round++) {
-		ctx->prov->ops->rma_progress(ctx->prov_state);
+		xrma_core_call_rma_poll(ctx);
 		/* Completions read here or by the provider's own thread: no wake-up is sent now. */
 		if (atomic_load(&engine->finished) != finished_seen) {
 			finished_seen = atomic_load(&engine->finished);
@@ -302,8 +302,7 @@ static bool drive_rounds(struct xrma_core_ctx *ctx, int rounds, const atomic_siz
 		}
 		moved = progress && atomic_load_explicit(progress, memory_order_acquire) != seen;
 	}
-	if (ctx->prov->ops->rma_driving)
-		ctx->prov->ops->rma_driving(ctx->prov_state, false);
+	xrma_core_call_rma_polling(ctx, false);
 	atomic_fetch_sub(&engine->drivers, 1);
 	/* What finished while we drove and nobody reported is ours to report. */
 	retire_ready(engine);

@@ -7,7 +7,7 @@
  * finish in, and starts an XRMA_RMA_FENCE transfer only when nothing is in
  * flight; without it, it runs them one at a time through the synchronous rma
  * op. Started on the first post; spins briefly for work before it blocks.
- * With a provider that also has rma_progress, the caller's thread does the
+ * With a provider that also has rma_poll, the caller's thread does the
  * work while the engine is idle: a post with nothing waiting ahead of it goes
  * straight to the provider, and a waiter reads completions itself and retires
  * them (still in posting order), so a transfer needs no thread hand-off.
@@ -52,14 +52,14 @@ int xrma_engine_submit(struct xrma_core_ctx *ctx, struct xrma_rma_job *job);
 
 /*
  * Post job from the calling thread if nothing waits to start ahead of it and
- * the rules let it start now (the provider has rma_post and rma_progress):
+ * the rules let it start now (the provider has rma_post and rma_poll):
  * 1 posted, 0 not (queue it with xrma_engine_submit), or -XRMA_ENOMEM.
  */
 int xrma_engine_post_direct(struct xrma_core_ctx *ctx, struct xrma_rma_job *job);
 
 /*
  * Whether waiters of ctx may drive completions themselves (the provider has
- * rma_progress).
+ * rma_poll).
  */
 bool xrma_engine_can_drive(const struct xrma_core_ctx *ctx);
 

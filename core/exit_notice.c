@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <unistd.h>
 #include "core/ctx.h"
+#include "core/prov_call.h"
 
 static struct {
 	pthread_mutex_t lock;       /* held across a notice, so a close waits for it */
@@ -23,7 +24,7 @@ static struct {
 
 void xrma_exit_notice_add(struct xrma_core_ctx *ctx)
 {
-	if (!ctx->prov->ops->depart)
+	if (!XRMA_PROV_HAS(ctx, depart))
 		return;
 	ctx->exit_notice.opener = getpid();
 	pthread_mutex_lock(&open_contexts.lock);
@@ -48,7 +49,7 @@ static void __attribute__((destructor)) notify_peers_at_exit(void)
 		struct xrma_core_ctx *ctx = XRMA_LIST_ENTRY(l, struct xrma_core_ctx, exit_notice.link);
 
 		if (ctx->exit_notice.opener == self)
-			ctx->prov->ops->depart(ctx->prov_state);
+			xrma_core_call_depart(ctx);
 	}
 	pthread_mutex_unlock(&open_contexts.lock);
 }

@@ -12,6 +12,7 @@
 #include "core/ctx.h"
 #include "core/dmaq.h"
 #include "core/peer_shared.h"
+#include "core/prov_call.h"
 #include "core/rseg.h"
 #include "core/seg.h"
 #include "core/wait.h"
@@ -337,11 +338,11 @@ static void fire_remote(struct xrma_fence_signal *s)
 
 	/* A lost target has no one left to read the value: errors are dropped. */
 	if ((ctx->caps.flags & XRMA_CAP_ATOMIC) && s->remote_offset % 8 == 0)
-		(void)XRMA_PROV_CALL(ctx, atomic, s->remote->prmem, s->remote->base + s->remote_offset,
-				     XRMA_ATOMIC_SWAP, s->remote_value, 0, &old);
+		(void)xrma_core_call_atomic(ctx, s->remote->prmem, s->remote->base + s->remote_offset,
+					    XRMA_ATOMIC_SWAP, s->remote_value, 0, &old);
 	else
-		(void)ctx->prov->ops->rma(ctx->prov_state, XRMA_RMA_WRITE, s->remote->prmem,
-					  s->remote->base + s->remote_offset, &iov, 1, XRMA_RMA_ORDERED);
+		(void)xrma_core_call_rma(ctx, XRMA_RMA_WRITE, s->remote->prmem,
+					 s->remote->base + s->remote_offset, &iov, 1, XRMA_RMA_ORDERED);
 }
 
 struct xrma_fence_signal *xrma_core_fence_take_ready_locked(struct xrma_core_dmaq *dmaq)

@@ -28,6 +28,7 @@
 #include "core/control.h"
 #include "core/ctx.h"
 #include "core/intr_page.h"
+#include "core/prov_call.h"
 #include "core/service.h"
 #include "core/wait.h"
 
@@ -375,7 +376,7 @@ int xrma_intr_open(struct xrma_ctx *handle, uint64_t *number, uint64_t min, uint
 	if (ret)
 		goto err_free_intr;
 	id = *number;
-	ret = XRMA_PROV_CALL(ctx, name_bind, XRMA_NS_INTR, &id, min, max);
+	ret = xrma_core_call_name_bind(ctx, XRMA_NS_INTR, &id, min, max);
 	if (ret)
 		goto err_child;
 	intr->number = id;
@@ -397,13 +398,13 @@ int xrma_intr_open(struct xrma_ctx *handle, uint64_t *number, uint64_t min, uint
 	return 0;
 
 err_kill:
-	XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_INTR, id);
+	xrma_core_call_name_unbind(ctx, XRMA_NS_INTR, id);
 	xrma_core_ctx_child_killed(ctx);
 	xrma_handle_kill(&intr->obj);   /* the table's reference was the last: destroys */
 	goto err_put_ctx;
 err_unbind:
 	xrma_intr_page_destroy(ctx, &intr->page);
-	XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_INTR, id);
+	xrma_core_call_name_unbind(ctx, XRMA_NS_INTR, id);
 err_child:
 	xrma_core_ctx_child_killed(ctx);
 	xrma_core_ctx_child_destroyed(ctx);
@@ -465,7 +466,7 @@ int xrma_intr_close(struct xrma_intr *handle)
 		free(connectors);
 		connectors = next;
 	}
-	XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_INTR, intr->number);
+	xrma_core_call_name_unbind(ctx, XRMA_NS_INTR, intr->number);
 out_put:
 	xrma_handle_put(&intr->obj);
 	return ret;
@@ -636,7 +637,7 @@ int xrma_rintr_open(struct xrma_ctx *handle, uint32_t node, uint64_t number, int
 	ret = xrma_core_ctx_acquire(handle, &ctx);
 	if (ret)
 		return ret;
-	ret = XRMA_PROV_CALL(ctx, name_lookup, node, XRMA_NS_INTR, number, &owner);
+	ret = xrma_core_call_name_lookup(ctx, node, XRMA_NS_INTR, number, &owner);
 	if (ret)
 		goto err_put_ctx;
 	rintr = calloc(1, sizeof(*rintr));

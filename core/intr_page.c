@@ -7,6 +7,7 @@
 #include "core/intr_page.h"
 
 #include "core/futex.h"
+#include "core/prov_call.h"
 
 #include <string.h>
 #include <xrma/errors.h>
@@ -22,10 +23,10 @@ void xrma_intr_page_create(struct xrma_core_ctx *ctx, struct xrma_intr_page_loca
 	if (!(ctx->caps.flags & XRMA_CAP_MAP) || !(ctx->caps.flags & XRMA_CAP_ATOMIC))
 		return;
 	local->len = ctx->caps.page_size;
-	if (XRMA_PROV_CALL(ctx, mem_alloc, local->len, &local->mem, &addr))
+	if (xrma_core_call_mem_alloc(ctx, local->len, &local->mem, &addr))
 		return;
-	if (XRMA_PROV_CALL(ctx, mem_export, local->mem, remote, &local->key)) {
-		ctx->prov->ops->mem_free(ctx->prov_state, local->mem);
+	if (xrma_core_call_mem_export(ctx, local->mem, remote, &local->key)) {
+		xrma_core_call_mem_free(ctx, local->mem);
 		local->mem = NULL;
 		return;
 	}
@@ -36,8 +37,8 @@ void xrma_intr_page_destroy(struct xrma_core_ctx *ctx, struct xrma_intr_page_loc
 {
 	if (!local->mem)
 		return;
-	ctx->prov->ops->mem_unexport(ctx->prov_state, local->mem);
-	ctx->prov->ops->mem_free(ctx->prov_state, local->mem);
+	xrma_core_call_mem_unexport(ctx, local->mem);
+	xrma_core_call_mem_free(ctx, local->mem);
 	local->mem = NULL;
 	local->page = NULL;
 }
@@ -74,10 +75,10 @@ void xrma_intr_page_attach(struct xrma_core_ctx *ctx, const struct xrma_prov_add
 	memset(&k, 0, sizeof(k));
 	k.len = (uint32_t)key_len;
 	memcpy(k.bytes, key, key_len);
-	if (XRMA_PROV_CALL(ctx, mem_import, owner, &k, len, access, &remote->rmem))
+	if (xrma_core_call_mem_import(ctx, owner, &k, len, access, &remote->rmem))
 		return;
-	if (XRMA_PROV_CALL(ctx, map, remote->rmem, 0, len, XRMA_MAP_READ | XRMA_MAP_WRITE, &remote->map)) {
-		ctx->prov->ops->mem_unimport(ctx->prov_state, remote->rmem);
+	if (xrma_core_call_map(ctx, remote->rmem, 0, len, XRMA_MAP_READ | XRMA_MAP_WRITE, &remote->map)) {
+		xrma_core_call_mem_unimport(ctx, remote->rmem);
 		remote->rmem = NULL;
 		return;
 	}
@@ -88,8 +89,8 @@ void xrma_intr_page_detach(struct xrma_core_ctx *ctx, struct xrma_intr_page_remo
 {
 	if (!remote->rmem)
 		return;
-	ctx->prov->ops->unmap(ctx->prov_state, remote->rmem, remote->map, ctx->caps.page_size);
-	ctx->prov->ops->mem_unimport(ctx->prov_state, remote->rmem);
+	xrma_core_call_unmap(ctx, remote->rmem, remote->map, ctx->caps.page_size);
+	xrma_core_call_mem_unimport(ctx, remote->rmem);
 	remote->rmem = NULL;
 	remote->page = NULL;
 }

@@ -6,6 +6,7 @@
 #include <xrma/errors.h>
 #include <xrma/node.h>
 #include "core/ctx.h"
+#include "core/prov_call.h"
 
 int xrma_node_self(struct xrma_ctx *handle, uint32_t *node_id)
 {
@@ -32,7 +33,7 @@ int xrma_node_list(struct xrma_ctx *handle, uint32_t *ids, size_t max, size_t *c
 	ret = xrma_core_ctx_acquire(handle, &ctx);
 	if (ret)
 		return ret;
-	ret = XRMA_PROV_CALL(ctx, node_list, ids, max, count);
+	ret = xrma_core_call_node_list(ctx, ids, max, count);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
@@ -62,7 +63,7 @@ int xrma_node_objects(struct xrma_ctx *handle, uint32_t node_id, uint32_t flags,
 	ret = node_ctx(handle, node_id, &ctx);
 	if (ret)
 		return ret;
-	ret = XRMA_PROV_CALL(ctx, node_objects, node_id, report, arg);
+	ret = xrma_core_call_node_objects(ctx, node_id, report, arg);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
@@ -74,7 +75,7 @@ int xrma_node_set_link(struct xrma_ctx *handle, uint32_t node_id, bool up)
 
 	if (ret)
 		return ret;
-	ret = XRMA_PROV_CALL(ctx, link_set, node_id, up);
+	ret = xrma_core_call_link_set(ctx, node_id, up);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
@@ -86,7 +87,7 @@ int xrma_node_probe(struct xrma_ctx *handle, uint32_t node_id, int timeout_ms)
 
 	if (ret)
 		return ret;
-	ret = XRMA_PROV_CALL(ctx, node_probe, node_id, timeout_ms);
+	ret = xrma_core_call_node_probe(ctx, node_id, timeout_ms);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
@@ -118,7 +119,7 @@ int xrma_node_csr_read(struct xrma_ctx *handle, uint32_t node_id, uint32_t offse
 	ret = csr_ctx(handle, node_id, offset, &ctx);
 	if (ret)
 		return ret;
-	ret = XRMA_PROV_CALL(ctx, csr_read, node_id, offset, value);
+	ret = xrma_core_call_csr_read(ctx, node_id, offset, value);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
@@ -130,7 +131,7 @@ int xrma_node_csr_write(struct xrma_ctx *handle, uint32_t node_id, uint32_t offs
 
 	if (ret)
 		return ret;
-	ret = XRMA_PROV_CALL(ctx, csr_write, node_id, offset, value);
+	ret = xrma_core_call_csr_write(ctx, node_id, offset, value);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }

@@ -65,8 +65,8 @@ bool xrma_provider_ops_valid(const struct xrma_provider *prov)
 		return false;
 	if (!!o->rmem_errors != !!(caps & XRMA_CAP_RSEG_ERRORS))
 		return false;
-	/* Each posting op builds on the one before: rma_post, then rma_progress, then rma_driving. */
-	if ((o->rma_progress && !o->rma_post) || (o->rma_driving && !o->rma_progress))
+	/* Each posting op builds on the one before: rma_post, then rma_poll, then rma_polling. */
+	if ((o->rma_poll && !o->rma_post) || (o->rma_polling && !o->rma_poll))
 		return false;
 	if (!prov->caps->page_size || (prov->caps->page_size & (prov->caps->page_size - 1)) ||
 	    !prov->caps->rma_offset_align || !prov->caps->rma_size_align || !prov->caps->ctrl_msg_max)

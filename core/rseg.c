@@ -12,6 +12,7 @@
 #include <xrma/seg.h>
 #include "core/control.h"
 #include "core/ctx.h"
+#include "core/prov_call.h"
 
 /* Bound on waiting for the owner to acknowledge a release. */
 #define RSEG_RELEASE_TIMEOUT_MS 1000
@@ -28,7 +29,7 @@ static void rseg_destroy(struct xrma_obj *obj)
 	struct xrma_core_rseg *rseg = (struct xrma_core_rseg *)obj;
 	struct xrma_core_ctx *ctx = rseg->ctx;
 
-	ctx->prov->ops->mem_unimport(ctx->prov_state, rseg->prmem);
+	xrma_core_call_mem_unimport(ctx, rseg->prmem);
 	xrma_evq_destroy(&rseg->events);
 	xrma_lock_destroy(&rseg->lock);
 	free(rseg);
@@ -138,9 +139,9 @@ static int rseg_open(struct xrma_core_ctx *ctx, const struct rseg_target *t, uin
 	xrma_lock_init(&rseg->lock);
 	xrma_evq_init(&rseg->events, ctx, &rseg->obj);
 	if (t->raw)
-		ret = XRMA_PROV_CALL(ctx, bus_owner, t->node, t->bus, &rseg->owner);
+		ret = xrma_core_call_bus_owner(ctx, t->node, t->bus, &rseg->owner);
 	else
-		ret = XRMA_PROV_CALL(ctx, name_lookup, t->node, XRMA_NS_SEG, t->id, &rseg->owner);
+		ret = xrma_core_call_name_lookup(ctx, t->node, XRMA_NS_SEG, t->id, &rseg->owner);
 	if (ret)
 		goto err_free_rseg;
 	ret = xrma_core_ctx_child_open(ctx);
@@ -156,8 +157,8 @@ static int rseg_open(struct xrma_core_ctx *ctx, const struct rseg_target *t, uin
 	ret = request_import(rseg, t, access, timeout_ms, &key, &seg_len);
 	if (ret)
 		goto err_unregister;
-	ret = ctx->prov->ops->mem_import(ctx->prov_state, &rseg->owner, &key, seg_len, access,
-					 &rseg->prmem);
+	ret = xrma_core_call_mem_import(ctx, &rseg->owner, &key, seg_len, access,
+					&rseg->prmem);
 	if (ret)
 		goto err_release;
 	ret = xrma_handle_alloc(&rseg->obj, XRMA_OBJ_RSEG, rseg_destroy);
@@ -173,7 +174,7 @@ static int rseg_open(struct xrma_core_ctx *ctx, const struct rseg_target *t, uin
 	return 0;
 
 err_unimport:
-	ctx->prov->ops->mem_unimport(ctx->prov_state, rseg->prmem);
+	xrma_core_call_mem_unimport(ctx, rseg->prmem);
 err_release:
 	if (!rseg->raw)
 		send_release(rseg);
@@ -354,7 +355,7 @@ int xrma_rseg_map(struct xrma_rseg *handle, size_t offset, size_t len, uint32_t 
 	page = ctx->caps.page_size;
 	base_off = offset & ~(page - 1);
 	end = (offset + len + page - 1) & ~(page - 1);
-	ret = XRMA_PROV_CALL(ctx, map, rseg->prmem, rseg->base + base_off, end - base_off, flags, &base);
+	ret = xrma_core_call_map(ctx, rseg->prmem, rseg->base + base_off, end - base_off, flags, &base);
 	if (ret) {
 		free(map);
 		goto out_put;
@@ -393,7 +394,7 @@ int xrma_rseg_unmap(struct xrma_rseg *handle, void *addr)
 	}
 	xrma_unlock(&rseg->lock);
 	if (map) {
-		XRMA_PROV_CALL(rseg->ctx, unmap, rseg->prmem, map->base, map->base_len);
+		xrma_core_call_unmap(rseg->ctx, rseg->prmem, map->base, map->base_len);
 		free(map);
 	} else {
 		ret = -XRMA_EINVAL;
@@ -427,8 +428,8 @@ int xrma_rseg_atomic(struct xrma_rseg *handle, size_t offset, enum xrma_atomic_o
 	else
 		ret = xrma_core_rseg_usable(rseg);
 	if (!ret)
-		ret = XRMA_PROV_CALL(rseg->ctx, atomic, rseg->prmem, rseg->base + offset, op, operand,
-				     compare, old);
+		ret = xrma_core_call_atomic(rseg->ctx, rseg->prmem, rseg->base + offset, op, operand,
+					    compare, old);
 	xrma_handle_put(&rseg->obj);
 	return ret;
 }
@@ -446,7 +447,7 @@ int xrma_rseg_errors(struct xrma_rseg *handle, uint32_t flags, struct xrma_rseg_
 	if (!(rseg->ctx->caps.flags & XRMA_CAP_RSEG_ERRORS))
 		ret = -XRMA_ENOTSUP;
 	else
-		ret = XRMA_PROV_CALL(rseg->ctx, rmem_errors, rseg->prmem, flags, errors);
+		ret = xrma_core_call_rmem_errors(rseg->ctx, rseg->prmem, flags, errors);
 	xrma_handle_put(&rseg->obj);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include <xrma/errors.h>
 #include "core/control.h"
 #include "core/ctx.h"
+#include "core/prov_call.h"
 
 /* Default range for XRMA_ID_ANY: high ids, clear of the small ones programs pick. */
 #define SEG_ID_ANY_MIN 0x40000000ull
@@ -23,9 +24,9 @@ static void seg_destroy(struct xrma_obj *obj)
 	struct xrma_core_ctx *ctx = seg->ctx;
 
 	if (seg->key_valid)
-		ctx->prov->ops->mem_unexport(ctx->prov_state, seg->pmem);
+		xrma_core_call_mem_unexport(ctx, seg->pmem);
 	if (seg->pmem)
-		ctx->prov->ops->mem_free(ctx->prov_state, seg->pmem);
+		xrma_core_call_mem_free(ctx, seg->pmem);
 	free(seg->importers);
 	xrma_evq_destroy(&seg->events);
 	xrma_lock_destroy(&seg->lock);
@@ -94,7 +95,7 @@ int xrma_seg_open(struct xrma_ctx *handle, const struct xrma_seg_attr *attr, str
 			max = SEG_ID_ANY_MAX;
 		}
 		seg->id = attr->id;
-		ret = XRMA_PROV_CALL(ctx, name_bind, XRMA_NS_SEG, &seg->id, min, max);
+		ret = xrma_core_call_name_bind(ctx, XRMA_NS_SEG, &seg->id, min, max);
 		if (ret)
 			goto err_child;
 		named = true;
@@ -105,9 +106,9 @@ int xrma_seg_open(struct xrma_ctx *handle, const struct xrma_seg_attr *attr, str
 		seg->addr = attr->addr;
 	} else if (attr->addr) {
 		seg->addr = attr->addr;
-		ret = XRMA_PROV_CALL(ctx, mem_register, attr->addr, attr->len, &seg->pmem);
+		ret = xrma_core_call_mem_register(ctx, attr->addr, attr->len, &seg->pmem);
 	} else {
-		ret = XRMA_PROV_CALL(ctx, mem_alloc, attr->len, &seg->pmem, &seg->addr);
+		ret = xrma_core_call_mem_alloc(ctx, attr->len, &seg->pmem, &seg->addr);
 		/* Fresh pages are untouched: bound now, they are born on the chosen node. */
 		if (!ret)
 			xrma_core_placement_membind(&ctx->placement, seg->addr, attr->len);
@@ -124,7 +125,7 @@ int xrma_seg_open(struct xrma_ctx *handle, const struct xrma_seg_attr *attr, str
 		xrma_unlock(&ctx->lock);
 		if (ret) {
 			/* The destructor frees memory and accounting; the name is ours to drop. */
-			XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_SEG, seg->id);
+			xrma_core_call_name_unbind(ctx, XRMA_NS_SEG, seg->id);
 			xrma_core_ctx_child_killed(ctx);
 			xrma_handle_ref(&seg->obj);
 			xrma_handle_kill(&seg->obj);
@@ -139,10 +140,10 @@ int xrma_seg_open(struct xrma_ctx *handle, const struct xrma_seg_attr *attr, str
 
 err_free_mem:
 	if (seg->pmem)
-		ctx->prov->ops->mem_free(ctx->prov_state, seg->pmem);
+		xrma_core_call_mem_free(ctx, seg->pmem);
 err_unbind:
 	if (named)
-		XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_SEG, seg->id);
+		xrma_core_call_name_unbind(ctx, XRMA_NS_SEG, seg->id);
 err_child:
 	xrma_core_ctx_child_killed(ctx);
 	xrma_core_ctx_child_destroyed(ctx);
@@ -183,7 +184,7 @@ int xrma_seg_close(struct xrma_seg *handle)
 	ret = xrma_handle_kill(&seg->obj);
 	if (!ret) {
 		if (!(seg->flags & XRMA_SEG_PRIVATE))
-			XRMA_PROV_CALL(ctx, name_unbind, XRMA_NS_SEG, seg->id);
+			xrma_core_call_name_unbind(ctx, XRMA_NS_SEG, seg->id);
 		xrma_evq_close(&seg->events);
 		xrma_core_ctx_child_killed(ctx);
 	}
@@ -244,9 +245,9 @@ int xrma_seg_export(struct xrma_seg *handle, uint32_t flags)
 	xrma_lock(&seg->lock);
 	if (!seg->key_valid) {
 		/* Remote rights only: local rights mean nothing to an importer. */
-		ret = ctx->prov->ops->mem_export(ctx->prov_state, seg->pmem,
-						 seg->access & (XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE),
-						 &seg->key);
+		ret = xrma_core_call_mem_export(ctx, seg->pmem,
+						seg->access & (XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE),
+						&seg->key);
 		seg->key_valid = !ret;
 	}
 	if (!ret)
@@ -273,7 +274,7 @@ int xrma_seg_bus_addr(struct xrma_seg *handle, uint64_t *bus)
 	else if (!seg->key_valid)
 		ret = -XRMA_ENOTAVAIL;
 	else
-		ret = XRMA_PROV_CALL(seg->ctx, mem_bus_addr, seg->pmem, bus);
+		ret = xrma_core_call_mem_bus_addr(seg->ctx, seg->pmem, bus);
 	xrma_unlock(&seg->lock);
 	xrma_handle_put(&seg->obj);
 	return ret;
@@ -466,7 +467,7 @@ static int find_seg_by_bus(struct xrma_core_ctx *ctx, uint64_t bus, uint64_t len
 
 		xrma_lock(&seg->lock);
 		if (seg->key_valid && !*found)
-			has = !XRMA_PROV_CALL(ctx, mem_bus_addr, seg->pmem, &base);
+			has = !xrma_core_call_mem_bus_addr(ctx, seg->pmem, &base);
 		xrma_unlock(&seg->lock);
 		if (has && bus >= base && bus - base < seg->len) {
 			*offset = bus - base;
@@ -491,7 +492,7 @@ void xrma_core_seg_on_import_bus(struct xrma_core_ctx *ctx, const struct xrma_pr
 	int status;
 
 	/* The provider's policy first: a refused peer learns nothing of the layout. */
-	status = XRMA_PROV_CALL(ctx, bus_permit, src);
+	status = xrma_core_call_bus_permit(ctx, src);
 	if (!status && (!msg->arg[3] || !wanted || msg->arg[1] > UINT32_MAX || (wanted & ~remote_bits)))
 		status = -XRMA_EINVAL;
 	if (!status)

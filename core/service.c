@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <xrma/errors.h>
 #include "core/ctx.h"
+#include "core/prov_call.h"
 #include "core/wait.h"
 
 struct xrma_work {
@@ -34,7 +35,7 @@ static void *service_main(void *arg)
 			break;
 		for (int i = 0; i < n; i++)
 			if (ev[i].data.u32 == 1)
-				ctx->prov->ops->progress(ctx->prov_state);
+				xrma_core_call_progress(ctx);
 	}
 	return NULL;
 }
@@ -90,7 +91,7 @@ int xrma_service_start(struct xrma_core_ctx *ctx)
 	svc->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (svc->epfd < 0 || svc->wakefd < 0)
 		goto err_close_fds;
-	pfd = ctx->prov->ops->progress_fd(ctx->prov_state);
+	pfd = xrma_core_call_progress_fd(ctx);
 	ev.data.u32 = 1;
 	if (pfd < 0 || epoll_ctl(svc->epfd, EPOLL_CTL_ADD, pfd, &ev))
 		goto err_close_fds;

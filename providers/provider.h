@@ -5,9 +5,10 @@
  * capabilities (data, in <p>_caps.c) and its ops table. Mandatory ops are never
  * NULL; an optional op is NULL exactly when its capability bit is clear, which
  * xrma_provider_ops_valid() (core/registry.c) checks once, at registration.
- * The core calls ops only through XRMA_PROV_CALL, so the op tested is the op
- * called. Providers never call the core's public API; they report inbound
- * traffic and peer state through the upcalls they are given at open.
+ * The core calls ops only through the wrappers of core/prov_call.h, each
+ * built on XRMA_PROV_CALL, so the op tested is the op called. Providers never
+ * call the core's public API; they report inbound traffic and peer state
+ * through the upcalls they are given at open.
  * Ops return 0 (or a count where noted) or a negative XRMA_E* code. Ops that
  * return void cannot fail for valid arguments; the core never passes others.
  */
@@ -49,7 +50,7 @@ struct xrma_prov_rmem;   /* provider's imported memory handle */
 
 /*
  * Upcalls: how a provider reports to the core. They run on the thread that
- * calls ops->progress (the context's service thread) unless noted, and must not
+ * calls progress (the context's service thread) unless noted, and must not
  * be called with provider locks held that the core's calls could need.
  */
 struct xrma_prov_upcalls {
@@ -78,19 +79,27 @@ struct xrma_provider_ops {
 	/* --- mandatory --- */
 	int (*open)(const struct xrma_prov_open_args *args, void **state, struct xrma_prov_addr *self);
 	void (*close)(void *state);
-	/* An fd the service thread polls for readability; then it calls progress,
-	 * which delivers what is pending through the upcalls and returns 0. */
+	/*
+	 * Progress, the whole contract: the service thread calls progress whenever
+	 * progress_fd is readable, and that alone must deliver everything pending
+	 * (upcalls, done callbacks), so a provider needs nothing else. The optional
+	 * poll (all traffic) and rma_poll (RMA completions only) do the same from an
+	 * application thread, never block and return how much they handled, and
+	 * rma_polling(on)/(off) brackets a stretch of rma_poll calls so a provider
+	 * with a thread of its own lets it rest meanwhile.
+	 */
 	int (*progress_fd)(void *state);
 	int (*progress)(void *state);
-	/*
-	 * Optional: an application thread drives progress (xrma_ctx_progress).
-	 * Read what has arrived once and hand it on as the provider's own thread
-	 * would; never block; return how much was handled (0 when none). A
-	 * provider with a thread of its own lets it rest while the calls keep
-	 * coming, so the two do not take turns on one CPU. Without it the call
-	 * does nothing: the provider needs no one's polling.
-	 */
-	int (*app_progress)(void *state);
+	/* Optional (xrma_ctx_progress); without it the call does nothing. A provider
+	 * with its own thread rests it while the calls keep coming (it has no
+	 * bracket: the calls are the application's, not the core's). */
+	int (*poll)(void *state);
+	/* Optional, with rma_post. Returns 0 too when another thread is reading the
+	 * completions now. The core polls from a caller waiting for its transfers,
+	 * and once after a post while many are in flight. */
+	int (*rma_poll)(void *state);
+	/* Optional, with rma_poll: on/off come in pairs and nest across threads. */
+	void (*rma_polling)(void *state, bool on);
 
 	int (*node_list)(void *state, uint32_t *ids, size_t max, size_t *count);
 	int (*node_probe)(void *state, uint32_t node, int timeout_ms);
@@ -142,28 +151,6 @@ struct xrma_provider_ops {
 	int (*rma_post)(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
 			const struct iovec *iov, size_t count, uint32_t flags,
 			void (*done)(void *arg, int status), void *arg);
-
-	/*
-	 * Optional, with rma_post: read completions from the calling thread and
-	 * call the done of each posted transfer found finished, as the provider's
-	 * own progress would. Never blocks; returns how many completions it
-	 * handled (0 when none, or when another thread is reading them now). With
-	 * it the core posts from the caller's thread and lets a waiting caller
-	 * drive its transfers to their end instead of sleeping until another
-	 * thread reports them. A caller that posts while many transfers are in
-	 * flight reads them once after its post, between rma_driving pairs, so
-	 * a stream of posts retires its completions in its own thread.
-	 */
-	int (*rma_progress)(void *state);
-
-	/*
-	 * Optional, with rma_progress: a thread of the core starts (on) or ends
-	 * (!on) a stretch of reading completions through rma_progress; calls
-	 * nest across threads and always come in pairs. A provider with a
-	 * progress thread of its own leaves the completions to the caller
-	 * meanwhile, so the two do not contend for them.
-	 */
-	void (*rma_driving)(void *state, bool on);
 
 	/*
 	 * Optional: the process is exiting with this context open. Tell the peers

@@ -237,7 +237,7 @@ double bench_fabric_pingpong(struct bench_fabric *f, size_t len, int iterations,
  * The poller of bench_fabric_pingpong_threaded: xrma's ofi progress thread
  * cut down to what the ping-pong needs. It reads the CQ between yields,
  * except while the application thread drives its own write (then it only
- * yields, as xrma's stands back for rma_driving), and counts what it read.
+ * yields, as xrma's stands back for rma_polling), and counts what it read.
  */
 struct fabric_poller {
 	struct bench_fabric *f;

@@ -388,7 +388,7 @@ int ofi_rma_cq_poll(struct ofi_ep *ep);
 /*
  * A thread other than the progress thread starts (on) or stops reading
  * rma_cq itself for a while; calls nest. Meanwhile the progress thread leaves
- * that CQ to it (and stays awake, see progress_main). The rma_driving op.
+ * that CQ to it (and stays awake, see progress_main). The rma_polling op.
  */
 void ofi_drive(void *state, bool on);
 /*

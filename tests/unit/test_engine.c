@@ -8,7 +8,7 @@
  * the finishing order, a fence held back until earlier transfers completed,
  * errors and refused posts, done called before rma_post returns, a synchronous
  * post behind asynchronous ones, abort of transfers not yet started. The
- * second group runs them again with rma_progress (the caller posts while the
+ * second group runs them again with rma_poll (the caller posts while the
  * engine is idle and a waiter drives completions), plus what that changes:
  * which thread posts and finishes, order, fences, and completions that another
  * thread reads while a waiter drives.
@@ -46,9 +46,9 @@ static struct {
 	size_t finished;          /* finished so far */
 	int refuse;               /* non-zero: rma_post returns it */
 	bool at_once;             /* finish inside rma_post */
-	bool progress_finishes;   /* rma_progress finishes the oldest unfinished transfer */
+	bool progress_finishes;   /* rma_poll finishes the oldest unfinished transfer */
 	size_t progress_calls;
-	pthread_t progress_thread;   /* the last caller of rma_progress */
+	pthread_t progress_thread;   /* the last caller of rma_poll */
 } mock = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void finish(size_t i, int status);
@@ -171,7 +171,7 @@ static int engine_group_up(void **state)
 static int driven_group_up(void **state)
 {
 	(void)state;
-	deferred_ops.rma_progress = deferred_rma_progress;
+	deferred_ops.rma_poll = deferred_rma_progress;
 	return fixture_open(&fx, "engine-driven", 2);
 }
 
@@ -379,7 +379,7 @@ static void test_engine_abort_cancels_held_back_transfers(void **state)
 	assert_int_equal(posted_count(), 1);
 }
 
-/* ---- with rma_progress: posts from the caller, waiters drive ---- */
+/* ---- with rma_poll: posts from the caller, waiters drive ---- */
 
 static void test_engine_driven_post_and_finish_in_callers_thread(void **state)
 {
@@ -497,6 +497,6 @@ int main(void)
 	};
 	int failed = cmocka_run_group_tests_name("engine", tests, engine_group_up, engine_group_down);
 
-	return failed + cmocka_run_group_tests_name("engine with rma_progress", driven, driven_group_up,
+	return failed + cmocka_run_group_tests_name("engine with rma_poll", driven, driven_group_up,
 						    engine_group_down);
 }

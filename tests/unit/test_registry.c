@@ -443,15 +443,15 @@ static void test_registry_add_posting_ops_need_the_one_before(void **state)
 
 	(void)state;
 	mock_init(&m, "postop");
-	m.ops.rma_driving = mock_rma_driving;
+	m.ops.rma_polling = mock_rma_driving;
 	assert_refused(&m);                        /* driving without progress */
-	m.ops.rma_progress = mock_rma_progress;
+	m.ops.rma_poll = mock_rma_progress;
 	assert_refused(&m);                        /* progress without post */
 	m.ops.rma_post = mock_rma_post;
 	assert_true(xrma_provider_ops_valid(&m.prov));
-	m.ops.rma_driving = NULL;
+	m.ops.rma_polling = NULL;
 	assert_true(xrma_provider_ops_valid(&m.prov));
-	m.ops.rma_progress = NULL;
+	m.ops.rma_poll = NULL;
 	assert_true(xrma_provider_ops_valid(&m.prov));
 }
 
