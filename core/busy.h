@@ -9,7 +9,7 @@
 #define XRMA_CORE_BUSY_H
 
 #include "core/handle.h"
-#include "core/ref.h"
+#include "common/ref.h"
 
 /* The count first: the reference keeps the object, and so the count, alive until then. */
 static inline void xrma_busy_end(struct xrma_obj *obj, struct xrma_ref *busy)

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <xrma/errors.h>
 #include "core/ctx.h"
-#include "core/list.h"
-#include "core/lock.h"
+#include "common/list.h"
+#include "common/lock.h"
 #include "core/service.h"
-#include "core/wait.h"
+#include "common/wait.h"
 
 static struct {
 	pthread_once_t once;

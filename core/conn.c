@@ -8,7 +8,7 @@
  * DESIGN.md: the xrma_conn object ("connection & message stream").
  */
 #include "core/conn.h"
-#include "core/killpoint.h"
+#include "common/killpoint.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@
 #include "core/ctx.h"
 #include "core/event.h"
 #include "core/prov_call.h"
-#include "core/wait.h"
+#include "common/wait.h"
 
 /* Receive window: the ring each endpoint allocates, and all a peer may have in flight. */
 #define CONN_WINDOW ((size_t)64 * 1024)

@@ -13,7 +13,7 @@
 #include "core/ctx.h"
 #include "core/prov_call.h"
 #include "core/service.h"
-#include "core/wait.h"
+#include "common/wait.h"
 
 struct xrma_pending {
 	uint64_t req;

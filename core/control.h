@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "core/lock.h"
+#include "common/lock.h"
 #include "core/wire.h"
 #include "providers/provider.h"
 

@@ -17,7 +17,7 @@
 #include "core/inbound.h"
 #include "core/prov_call.h"
 #include "core/registry.h"
-#include "core/wait.h"
+#include "common/wait.h"
 
 /*
  * How long an open waits for a close of the same node that finishes on its own

@@ -18,7 +18,7 @@
 #include "core/prov_call.h"
 #include "core/rseg.h"
 #include "core/seg.h"
-#include "core/wait.h"
+#include "common/wait.h"
 
 #define DMAQ_DEPTH_MAX 65536u
 /*

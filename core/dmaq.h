@@ -12,7 +12,7 @@
 #include <xrma/dmaq.h>
 #include "core/handle.h"
 #include "core/dmaq_hold.h"
-#include "core/lock.h"
+#include "common/lock.h"
 
 struct xrma_core_ctx;
 struct xrma_core_seg;

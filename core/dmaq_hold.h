@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 #include "core/handle.h"
-#include "core/ref.h"
+#include "common/ref.h"
 
 #define XRMA_DMAQ_HOLDS 4   /* objects of each kind a queue holds at once */
 

@@ -6,7 +6,7 @@
 #include <xrma/doorbell.h>
 #include <xrma/errors.h>
 #include "core/ctx.h"
-#include "core/detail.h"
+#include "common/detail.h"
 #include "core/prov_call.h"
 
 static int doorbell_bits_ok(const struct xrma_core_ctx *ctx, uint64_t bits)

@@ -9,9 +9,9 @@
 #include <xrma/errors.h>
 #include "core/ctx.h"
 #include "core/dmaq.h"
-#include "core/killpoint.h"
+#include "common/killpoint.h"
 #include "core/prov_call.h"
-#include "core/wait.h"
+#include "common/wait.h"
 
 /* Transfers in flight across all queues of a context; each queue's depth bounds its own. */
 #define ENGINE_ACTIVE_MAX 1024

@@ -20,7 +20,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include "core/lock.h"
+#include "common/lock.h"
 
 struct xrma_core_ctx;
 struct xrma_core_dmaq;

@@ -12,7 +12,7 @@
 #include <xrma/errors.h>
 #include "core/ctx.h"
 #include "core/handle.h"
-#include "core/wait.h"
+#include "common/wait.h"
 
 /* Callbacks per work item before it goes to the back of the line (fairness). */
 #define EVQ_CALLBACK_BATCH 64

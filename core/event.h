@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 #include <xrma/event.h>
-#include "core/lock.h"
+#include "common/lock.h"
 
 struct xrma_core_ctx;
 struct xrma_obj;

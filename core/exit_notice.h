@@ -7,7 +7,7 @@
 #define XRMA_CORE_EXIT_NOTICE_H
 
 #include <sys/types.h>
-#include "core/list.h"
+#include "common/list.h"
 
 struct xrma_core_ctx;
 

@@ -11,11 +11,11 @@
 #include <xrma/fence.h>
 #include "core/ctx.h"
 #include "core/dmaq.h"
-#include "core/peer_shared.h"
+#include "common/peer_shared.h"
 #include "core/prov_call.h"
 #include "core/rseg.h"
 #include "core/seg.h"
-#include "core/wait.h"
+#include "common/wait.h"
 
 struct xrma_fence_signal {
 	uint64_t mark;
@@ -372,7 +372,7 @@ void xrma_core_fence_fire(struct xrma_fence_signal *list)
 
 			/* Release order: the transfers' data is visible before the value,
 			 * and a poller sees the value whole where alignment allows. Peers
-			 * poll the word too, through the provider (core/peer_shared.h). */
+			 * poll the word too, through the provider (common/peer_shared.h). */
 			XRMA_PEER_SHARED_BEGIN();
 			if (s->local_offset % 8 == 0) {
 				__atomic_store_n((uint64_t *)(void *)at, s->local_value, __ATOMIC_RELEASE);

@@ -30,7 +30,7 @@
 #include "core/intr_page.h"
 #include "core/prov_call.h"
 #include "core/service.h"
-#include "core/wait.h"
+#include "common/wait.h"
 
 /* XRMA_ID_ANY with range (0, 0): positive 32-bit numbers, which every personality can hold. */
 #define INTR_NUMBER_ANY_MIN 1ull

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * core/intr_page.c: the trigger page of an interrupt (core/intr_page.h). The
- * ring is a shared futex word (core/futex.h), so owner and connector may live
+ * ring is a shared futex word (common/futex.h), so owner and connector may live
  * in different processes mapping the same page.
  */
 #include "core/intr_page.h"
 
-#include "core/futex.h"
+#include "common/futex.h"
 #include "core/prov_call.h"
 
 #include <string.h>

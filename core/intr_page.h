@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "core/ctx.h"
-#include "core/wait.h"
+#include "common/wait.h"
 
 #define XRMA_INTR_PAGE_CLOSED   (1u << 0)   /* the interrupt is gone: triggers fail */
 #define XRMA_INTR_PAGE_CALLBACK (1u << 1)   /* deliver by message: a callback is set */

@@ -12,8 +12,8 @@
 #include "core/busy.h"
 #include "core/event.h"
 #include "core/handle.h"
-#include "core/lock.h"
-#include "core/ref.h"
+#include "common/lock.h"
+#include "common/ref.h"
 #include "core/wire.h"
 #include "providers/provider.h"
 

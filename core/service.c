@@ -14,7 +14,7 @@
 #include <xrma/errors.h>
 #include "core/ctx.h"
 #include "core/prov_call.h"
-#include "core/wait.h"
+#include "common/wait.h"
 
 struct xrma_work {
 	void (*fn)(void *arg);

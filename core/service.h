@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include "core/lock.h"
+#include "common/lock.h"
 
 struct xrma_core_ctx;
 struct xrma_work;

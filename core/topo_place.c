@@ -10,7 +10,7 @@
 #include <string.h>
 #include <xrma/errors.h>
 #include "core/config.h"
-#include "core/detail.h"
+#include "common/detail.h"
 #include "core/topo.h"
 
 /* "" or "auto": the first adapter (devices come before the host); else a name, a PCI address or an index. */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <xrma/win.h>
 #include "core/handle.h"
-#include "core/lock.h"
+#include "common/lock.h"
 
 struct xrma_core_ctx;
 struct xrma_win_entry;

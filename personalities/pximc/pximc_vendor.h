@@ -15,7 +15,7 @@
 #include <pximc.h>
 #include <pximc_xrma.h>
 #include <xrma/xrma.h>
-#include "core/killpoint.h"
+#include "common/killpoint.h"
 
 #define XRMA_PXIMC_EXPORT __attribute__((visibility("default")))
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <scif.h>
 #include <xrma/xrma.h>
-#include "core/killpoint.h"
+#include "common/killpoint.h"
 
 #define XRMA_SCIF_PAGE ((size_t)4096)
 /* Windows one endpoint can publish to its peer. */

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "core/peer_shared.h"
+#include "common/peer_shared.h"
 #include "personalities/scif/scif_internal.h"
 
 /* Reader retries while the owner rewrites the table, before giving up on it. */

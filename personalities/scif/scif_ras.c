@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/peer_shared.h"
+#include "common/peer_shared.h"
 #include "personalities/scif/scif_internal.h"
 
 /* Offsets stay below 2^62, as in MPSS. */

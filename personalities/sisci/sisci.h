@@ -19,7 +19,7 @@
 #define SISCI_STRICT_CALLBACKS 1
 #include <sisci_api.h>
 #include <xrma/xrma.h>
-#include "core/killpoint.h"
+#include "common/killpoint.h"
 
 /* ------------------------------------------------------------ handles */
 

@@ -21,7 +21,7 @@
 #include <rdma/fi_errno.h>
 #include <xrma/errors.h>
 #include "core/config.h"
-#include "core/detail.h"
+#include "common/detail.h"
 
 /* Where the kernel would wait for longer than any test or user would. */
 #define OFI_LIVENESS_MAX_MS 600000u

@@ -14,7 +14,7 @@
  * declared lost (then the last completion frees the wait record).
  */
 #include "providers/ofi/ofi.h"
-#include "core/killpoint.h"
+#include "common/killpoint.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include "core/config.h"
-#include "core/detail.h"
+#include "common/detail.h"
 #include <xrma/errors.h>
 
 /*

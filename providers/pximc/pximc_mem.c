@@ -12,7 +12,7 @@
  * the first lets go. docs/porting.md lists the consequences.
  */
 #include "providers/pximc/pximc.h"
-#include "core/peer_shared.h"
+#include "common/peer_shared.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "core/wait.h"
+#include "common/wait.h"
 
 struct sci_post {
 	struct sci_post *next;

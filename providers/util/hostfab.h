@@ -43,7 +43,7 @@
 #include <sys/types.h>
 #include <xrma/errors.h>
 #include "providers/provider.h"
-#include "core/killpoint.h"
+#include "common/killpoint.h"
 
 /* ---------------------------------------------------------------- limits */
 

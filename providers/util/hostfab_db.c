@@ -9,7 +9,7 @@
  */
 #include "providers/util/hostfab.h"
 
-#include "core/futex.h"
+#include "common/futex.h"
 
 /* A writable directory of node whose link is up, for doorbells and scratchpads; put it after use. */
 static int db_dir(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **out)

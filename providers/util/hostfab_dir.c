@@ -14,7 +14,7 @@
  * to a dead endpoint and is reclaimed with its names and exports.
  */
 #include "providers/util/hostfab.h"
-#include "core/futex.h"
+#include "common/futex.h"
 #include "providers/prov_atomic.h"
 
 #include <dirent.h>

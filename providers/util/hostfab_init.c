@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "core/config.h"
-#include "core/detail.h"
+#include "common/detail.h"
 
 void hostfab_detail(const char *fmt, ...)
 {

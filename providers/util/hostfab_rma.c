@@ -24,7 +24,7 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "core/futex.h"
+#include "common/futex.h"
 #include "providers/prov_atomic.h"
 
 #define HOSTFAB_STAGE_TIMEOUT_MS 10000

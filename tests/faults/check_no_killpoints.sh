@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/faults/check_no_killpoints.sh: fail if a library that gets installed carries the
-# fault campaign's hook (core/killpoint.h): no xrma_killpoint symbol and no point name in
+# fault campaign's hook (common/killpoint.h): no xrma_killpoint symbol and no point name in
 # libxrma, libscif, libsisci or libpximc_xrma. Only the test-only copies may have them.
 # Exit 77 (skipped) when there are no shared libraries.
 

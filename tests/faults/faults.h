@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tests/faults/faults.h: the fault campaign's shared machinery. A campaign program
- * is a table of kill points (core/killpoint.h); each case runs a survivor process
+ * is a table of kill points (common/killpoint.h); each case runs a survivor process
  * that spawns a victim armed with one point, follows the victim's numbered steps
  * until it dies, checks what the API promised it would see, reconnects to a fresh
  * peer, and compares its descriptor and mapping counts with the ones it started

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tests/faults/test_failpoint.c: the fail points of the test-only libraries
- * (core/killpoint.h): only the armed name reports true, only its passes are counted,
+ * (common/killpoint.h): only the armed name reports true, only its passes are counted,
  * and arming again (or disarming) starts the count anew.
  */
 #include <setjmp.h>
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "core/killpoint.h"
+#include "common/killpoint.h"
 
 static void test_only_the_armed_point_is_hit_and_counted(void **state)
 {

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <xrma/xrma.h>
-#include "core/killpoint.h"
+#include "common/killpoint.h"
 #include "tests/helpers/fixture.h"
 #include "tests/helpers/proc.h"
 

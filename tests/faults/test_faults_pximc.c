@@ -21,7 +21,7 @@
 #include <time.h>
 #include <cmocka.h>
 #include <pximc.h>
-#include "core/killpoint.h"
+#include "common/killpoint.h"
 #include "tests/conformance/pximc/pximc_test.h"
 #include "tests/faults/faults.h"
 #include "tests/helpers/fixture.h"

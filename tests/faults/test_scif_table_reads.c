@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 #include <scif.h>
-#include "core/killpoint.h"
+#include "common/killpoint.h"
 #include "tests/faults/faults.h"
 #include "tests/helpers/fixture.h"
 

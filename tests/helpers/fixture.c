@@ -7,7 +7,7 @@
  */
 #include "tests/helpers/fixture.h"
 #include "examples/common/local_port.h"
-#include "core/peer_shared.h"
+#include "common/peer_shared.h"
 
 #include <dirent.h>
 #include <errno.h>

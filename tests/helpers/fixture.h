@@ -103,7 +103,7 @@ void fixture_pattern(void *buf, size_t len, uint8_t seed, size_t first);
  * The checks, and fixture_peer_copy, read memory that peers wrote: another
  * process, or a provider's thread of ours on a peer's behalf (ofi, ntb
  * staging). The test orders that by a message between processes, which
- * ThreadSanitizer cannot see, so they read out of its view (core/peer_shared.h).
+ * ThreadSanitizer cannot see, so they read out of its view (common/peer_shared.h).
  */
 size_t fixture_pattern_check(const void *buf, size_t len, uint8_t seed, size_t first);
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/detail.h: the per-thread text that explains the last failure in words
+ * common/detail.h: the per-thread text that explains the last failure in words
  * (which limit, which setting), read back by xrma_error_detail(). Providers set
  * it where a bare code would leave a user guessing.
  */
-#ifndef XRMA_CORE_DETAIL_H
-#define XRMA_CORE_DETAIL_H
+#ifndef XRMA_COMMON_DETAIL_H
+#define XRMA_COMMON_DETAIL_H
 
 #include <stdarg.h>
 

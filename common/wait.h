@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/wait.h: deadlines and the one blocking wait of the core. Every wait in
+ * common/wait.h: deadlines and the one blocking wait of the core. Every wait in
  * the core spins at most XRMA_SPIN_LIMIT rounds on its predicate (latency) and
  * then blocks on a condition variable against a monotonic deadline (fairness
  * to the other core of a small machine). No sleep loops.
  */
-#ifndef XRMA_CORE_WAIT_H
-#define XRMA_CORE_WAIT_H
+#ifndef XRMA_COMMON_WAIT_H
+#define XRMA_COMMON_WAIT_H
 
 #include <stdbool.h>
 #include <time.h>
-#include "core/lock.h"
+#include "common/lock.h"
 
 /*
  * Spin rounds before blocking. The time depends on the core's pause: about

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/futex.c: shared-memory futex words (core/futex.h).
+ * common/futex.c: shared-memory futex words (common/futex.h).
  */
-#include "core/futex.h"
+#include "common/futex.h"
 
 #include <limits.h>
 #include <linux/futex.h>

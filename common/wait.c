@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/wait.c: monotonic deadlines and the condition wait behind every blocking
+ * common/wait.c: monotonic deadlines and the condition wait behind every blocking
  * call (see wait.h for the spin-then-block rule).
  */
-#include "core/wait.h"
+#include "common/wait.h"
 
 #include <errno.h>
 #include <xrma/errors.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/peer_shared.h: marks code that touches memory peers reach with no lock of ours.
+ * common/peer_shared.h: marks code that touches memory peers reach with no lock of ours.
  *
  * Some exported memory is read or written by peers at any time and ordered by a protocol
  * of its own (the SCIF window table's sequence lock, its completion slots, the sequence
@@ -13,8 +13,8 @@
  * XRMA_PEER_SHARED_BEGIN and _END, and so are the tests' checks of memory peers wrote
  * (tests/helpers/fixture.h). Elsewhere they are empty.
  */
-#ifndef XRMA_CORE_PEER_SHARED_H
-#define XRMA_CORE_PEER_SHARED_H
+#ifndef XRMA_COMMON_PEER_SHARED_H
+#define XRMA_COMMON_PEER_SHARED_H
 
 #if defined(__SANITIZE_THREAD__)
 void __tsan_ignore_thread_begin(void);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/detail.c: the per-thread failure detail (core/detail.h,
+ * common/detail.c: the per-thread failure detail (common/detail.h,
  * xrma_error_detail in errors.h). Thread-local, so concurrent callers never
  * see each other's text.
  */
-#include "core/detail.h"
+#include "common/detail.h"
 
 #include <stdio.h>
 #include <xrma/errors.h>

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/futex.h: sleeping on a 32-bit word that may live in memory shared
+ * common/futex.h: sleeping on a 32-bit word that may live in memory shared
  * between processes (the shared, not private, futex). A "change counter" word
  * comes with a count of sleepers, so whoever changes it makes a system call
  * only when somebody sleeps; a sleeper re-checks its own predicate after every
  * return (returns may be spurious). Used by the interrupt trigger pages and
  * the host fabric's doorbells and export withdrawal.
  */
-#ifndef XRMA_CORE_FUTEX_H
-#define XRMA_CORE_FUTEX_H
+#ifndef XRMA_COMMON_FUTEX_H
+#define XRMA_COMMON_FUTEX_H
 
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
-#include "core/wait.h"
+#include "common/wait.h"
 
 /* Wake every sleeper on word. */
 void xrma_futex_wake_all(_Atomic uint32_t *word);

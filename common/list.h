@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/list.h: an intrusive list with a one-pointer head and removal in O(1)
+ * common/list.h: an intrusive list with a one-pointer head and removal in O(1)
  * given the entry (each link points at the pointer that points at it). The
  * caller holds the list's lock for every call, reads of a link included: a
  * neighbour's removal rewrites it.
  */
-#ifndef XRMA_CORE_LIST_H
-#define XRMA_CORE_LIST_H
+#ifndef XRMA_COMMON_LIST_H
+#define XRMA_COMMON_LIST_H
 
 #include <stdbool.h>
 #include <stddef.h>

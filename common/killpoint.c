@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/killpoint.c: the test-only side of core/killpoint.h. Compiled into the fault
+ * common/killpoint.c: the test-only side of common/killpoint.h. Compiled into the fault
  * campaign's copies of the libraries only. The chosen point is parsed once; every pass
  * over a point compares names, and the count-th pass over the chosen one kills the
  * whole process at once with SIGKILL (no handler, no exit code path, no cleanup), as a
  * crash or the OOM killer would. A fail point only reports whether the test has armed it
  * (xrma_failpoint_arm), and counts the passes while armed.
  */
-#include "core/killpoint.h"
+#include "common/killpoint.h"
 
 #include <stdatomic.h>
 #include <pthread.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/ref.h: plain atomic use counters for "in use" accounting inside the core
+ * common/ref.h: plain atomic use counters for "in use" accounting inside the core
  * (transfers in flight, mappings, holds). Lifetime of objects themselves is the
  * handle table's job (core/handle.h); these counters only answer "busy?".
  */
-#ifndef XRMA_CORE_REF_H
-#define XRMA_CORE_REF_H
+#ifndef XRMA_COMMON_REF_H
+#define XRMA_COMMON_REF_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/lock.h: the core's mutex and condition variable, with the owner recorded
+ * common/lock.h: the core's mutex and condition variable, with the owner recorded
  * so helpers can assert that their caller holds the lock.
  *
  * Lock order (take left before right, never the reverse):
@@ -9,8 +9,8 @@
  * No core lock is held across a blocking provider call or a user callback:
  * copy what is needed, unlock, call, re-check.
  */
-#ifndef XRMA_CORE_LOCK_H
-#define XRMA_CORE_LOCK_H
+#ifndef XRMA_COMMON_LOCK_H
+#define XRMA_COMMON_LOCK_H
 
 #include <assert.h>
 #include <pthread.h>
