@@ -73,7 +73,7 @@ static int split_row(const char *line, char cells[5][DOC_CELL_MAX * 4])
 	return n;
 }
 
-/* Names in the first column of README.md's provider table (rows "| `name` | ... |"). */
+/* Names in the first column of README.md's provider table (rows "| `name` | ... |"); -1 if unread. */
 static int readme_providers(char names[PROVIDERS_MAX][XRMA_NAME_MAX])
 {
 	char path[1100], line[2048];
@@ -82,7 +82,10 @@ static int readme_providers(char names[PROVIDERS_MAX][XRMA_NAME_MAX])
 
 	snprintf(path, sizeof(path), "%s/README.md", srcdir);
 	f = fopen(path, "r");
-	assert_non_null(f);
+	if (!f) {
+		print_error("cannot read %s (XRMA_TEST_SRCDIR names the source tree)\n", path);
+		return -1;
+	}
 	while (fgets(line, sizeof(line), f) && n < PROVIDERS_MAX) {
 		char cells[5][DOC_CELL_MAX * 4];
 
@@ -122,6 +125,8 @@ static int group_up(void **state)
 	(void)state;
 	snprintf(srcdir, sizeof(srcdir), "%s", env && *env ? env : ".");
 	provider_count = readme_providers(providers);
+	if (provider_count < 0)
+		return -1;
 	snprintf(path, sizeof(path), "%s/docs/config.md", srcdir);
 	f = fopen(path, "r");
 	if (!f) {
@@ -211,7 +216,10 @@ static void use_conf(const char *text)
 	setenv("XRMA_CONF", conf_path, 1);
 }
 
-/* The entry whose source is source (and value value); its index, -1 for none, -2 for two. */
+/*
+ * The entry whose source is source (and value value); its index, -1 for none, -2 for two,
+ * -3 when the library refuses the configuration (an unknown key in the file).
+ */
 static int find_entry(const char *source, const char *value, struct xrma_config_entry *out)
 {
 	struct xrma_config_entry e;
@@ -222,7 +230,8 @@ static int find_entry(const char *source, const char *value, struct xrma_config_
 
 		if (ret == -XRMA_ERANGE)
 			break;
-		assert_int_equal(ret, 0);
+		if (ret)
+			return -3;
 		if (strcmp(e.source, source) || strcmp(e.value, value))
 			continue;
 		if (found >= 0)
@@ -261,6 +270,7 @@ static void test_documented_keys_are_parsed(void **state)
 		if (at < 0) {
 			print_error("docs/config.md:%d: [%s] %s is not a key of the parser (%s)\n",
 				    row->line, row->section, row->key,
+				    at == -3 ? "the file is refused" :
 				    at == -2 ? "two entries took it" : "no entry took it");
 			bad++;
 			continue;
