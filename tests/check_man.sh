@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# tests/check_man.sh: every function declared in sisci_api.h, scif.h and pximc.h has a
-# section 3 page; the committed pages and docs/man/pages.am are what docs/man/mkman.sh makes
+# tests/check_man.sh: every function declared in xrma/*.h, sisci_api.h, scif.h and pximc.h
+# has a section 3 page; the committed pages and docs/man/pages.am are what docs/man/mkman.sh makes
 # from docs/man/src today; and, where groff is installed, every page (the generated ones, the
 # overview pages and the section 1 pages) renders without a warning.
 
@@ -12,10 +12,11 @@ tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 status=0
 
-for h in sisci_api.h scif.h pximc.h; do
-	for f in $(sh "$man/mkman.sh" --list "$srcdir/include/$h"); do
+for h in "$srcdir"/include/xrma/*.h "$srcdir/include/sisci_api.h" "$srcdir/include/scif.h" \
+	"$srcdir/include/pximc.h"; do
+	for f in $(sh "$man/mkman.sh" --list "$h"); do
 		if [ ! -f "$man/man3/$f.3" ]; then
-			echo "FAIL: $f ($h) has no page docs/man/man3/$f.3"
+			echo "FAIL: $f (${h#"$srcdir"/include/}) has no page docs/man/man3/$f.3"
 			status=1
 		fi
 	done

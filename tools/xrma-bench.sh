@@ -10,8 +10,9 @@
 set -u
 
 me=xrma-bench
-builddir=${XRMA_BENCH_BUILDDIR:-@abs_top_builddir@}
-case $builddir in *@*) builddir=$(pwd) ;; esac
+# The build tree is the one this script sits in (BUILDDIR/tools/xrma-bench), found at run
+# time so a copied or moved tree runs its own programs.
+builddir=${XRMA_BENCH_BUILDDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 
 usage() {
 	cat <<EOF

@@ -9,8 +9,15 @@
 set -u
 build=$(cd "${1:-${XRMA_TEST_BUILDDIR:-.}}" && pwd)
 limit=${XRMA_PXIMC_CONFORMANCE_TIMEOUT:-120}
+# The vendor library is loaded with dlopen: without shared libraries (--disable-shared)
+# there is nothing to load, the one reason to skip. Anything else missing is a failure.
+[ -f "$build/libpximc_xrma.la" ] || { echo "FAIL: $build/libpximc_xrma.la not built"; exit 1; }
+if ! grep -q "^dlname='..*'$" "$build/libpximc_xrma.la"; then
+	echo "SKIP: configured without shared libraries"
+	exit 77
+fi
 vendor=$build/.libs/libpximc_xrma.so
-[ -e "$vendor" ] || { echo "SKIP: $vendor not built"; exit 77; }
+[ -e "$vendor" ] || { echo "FAIL: $vendor not built"; exit 1; }
 dir=$(mktemp -d "${TMPDIR:-/tmp}/xrma-pximc-conf-XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 ln -s "$vendor" "$dir/libpximc_xrma.so"
@@ -39,7 +46,7 @@ status=0
 printf "%-52s %-8s %-8s %s\n" case ntb pximc note
 for t in tests/conformance/sisci/test_sisci_multiproc tests/conformance/scif/test_scif_multiproc \
 	 tests/conformance/pximc/test_pximc_multiproc; do
-	[ -x "$build/$t" ] || { echo "SKIP: $t not built"; exit 77; }
+	[ -x "$build/$t" ] || { echo "FAIL: $t not built"; exit 1; }
 	run "$t" ntb > "$dir/ntb"
 	run "$t" pximc > "$dir/pximc"
 	[ -s "$dir/ntb" ] || { echo "FAIL: $t printed no results on ntb"; status=1; }

@@ -9,7 +9,7 @@
 # short (1.5 s) so the killed-peer cases end soon.
 set -u
 top_builddir=${1:-${XRMA_TEST_BUILDDIR:-.}}
-[ -x "$top_builddir/tests/multiproc/ofi_node_file" ] || { echo "SKIP: ofi_node_file not built"; exit 77; }
+[ -x "$top_builddir/tests/multiproc/ofi_node_file" ] || { echo "FAIL: ofi_node_file not built"; exit 1; }
 dir=$(mktemp -d /tmp/xrma-ofi-conf-XXXXXX) || exit 1
 trap 'rm -rf "$dir"' EXIT
 
