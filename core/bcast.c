@@ -25,6 +25,7 @@
 #include "core/dmaq.h"
 #include "core/handle.h"
 #include "core/lock.h"
+#include "core/peer_shared.h"
 #include "core/rseg.h"
 
 /*
@@ -33,13 +34,6 @@
  */
 #define XRMA_BCAST_PUSH_MIN_US 100
 #define XRMA_BCAST_PUSH_MAX_US 2000
-
-/* The pusher reads the shadow while the program stores to it: that race is the design. */
-#if defined(__SANITIZE_THREAD__)
-#define XRMA_BCAST_RACY __attribute__((no_sanitize_thread))
-#else
-#define XRMA_BCAST_RACY
-#endif
 
 struct bcast_map {
 	unsigned char *shadow;      /* what the caller stores to; page aligned */
@@ -53,6 +47,7 @@ struct xrma_core_bcast {
 	struct xrma_obj obj;
 	struct xrma_core_ctx *ctx;  /* fixed */
 	uint64_t id;                /* fixed */
+	uint32_t access;            /* fixed: the rights of every member's import */
 	size_t len;                 /* fixed: the smallest member */
 	size_t count;               /* fixed: members */
 	uint32_t *nodes;            /* fixed: ascending */
@@ -173,6 +168,7 @@ int xrma_bcast_open(struct xrma_ctx *handle, uint64_t id, uint32_t access, uint3
 	}
 	b->ctx = ctx;
 	b->id = id;
+	b->access = access;
 	xrma_lock_init(&b->lock);
 	pthread_mutex_init(&b->pusher_lock, NULL);
 	{
@@ -440,7 +436,7 @@ static bool member_usable(struct xrma_core_bcast *b, size_t i)
  * stores on), then from the twin to every usable member. Runs go in ascending
  * order and each reaches every member before the next starts. Lock held.
  */
-static XRMA_BCAST_RACY int push_map_locked(struct xrma_core_bcast *b, struct bcast_map *m,
+static int push_map_locked(struct xrma_core_bcast *b, struct bcast_map *m,
 					    bool *changed)
 {
 	enum { BLOCK = 64, PAGE = 4096 };
@@ -452,6 +448,9 @@ static XRMA_BCAST_RACY int push_map_locked(struct xrma_core_bcast *b, struct bca
 		if (!usable[i])
 			ret = -XRMA_ELOST;
 	}
+	/* The shadow is read while the program may store to it (that race is the model), and
+	 * members' memory is written that other processes read, ordered by their own protocol. */
+	XRMA_PEER_SHARED_BEGIN();
 	for (size_t at = 0; at < m->len;) {
 		size_t block = m->len - at < BLOCK ? m->len - at : BLOCK, end;
 
@@ -477,6 +476,7 @@ static XRMA_BCAST_RACY int push_map_locked(struct xrma_core_bcast *b, struct bca
 				copy_ascending((unsigned char *)m->member_addr[i] + at, m->twin + at, end - at);
 		at = end;
 	}
+	XRMA_PEER_SHARED_END();
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	atomic_store_explicit(&b->pushed_ns, now_ns(), memory_order_relaxed);
 	return ret;
@@ -542,9 +542,10 @@ int xrma_bcast_map(struct xrma_bcast *handle, size_t offset, size_t len, uint32_
 		m->twin = m->twin == MAP_FAILED ? NULL : m->twin;
 		ret = -XRMA_ENOMEM;
 	}
-	/* Members are mapped for reading too: the shadow starts as the first one's bytes. */
+	/* With read rights the shadow starts as the first member's bytes, else as zeros. */
 	for (size_t i = 0; !ret && i < b->count; i++)
-		ret = xrma_rseg_map(b->members[i], offset, len, XRMA_MAP_READ | XRMA_MAP_WRITE,
+		ret = xrma_rseg_map(b->members[i], offset, len,
+				    XRMA_MAP_WRITE | (b->access & XRMA_ACCESS_REMOTE_READ ? XRMA_MAP_READ : 0),
 				    &m->member_addr[i]);
 	if (ret) {
 		free_map(b, m);
@@ -555,7 +556,11 @@ int xrma_bcast_map(struct xrma_bcast *handle, size_t offset, size_t len, uint32_
 		free_map(b, m);
 		goto out_put;
 	}
-	memcpy(m->shadow, m->member_addr[0], len);
+	if (b->access & XRMA_ACCESS_REMOTE_READ) {
+		XRMA_PEER_SHARED_BEGIN();
+		memcpy(m->shadow, m->member_addr[0], len);
+		XRMA_PEER_SHARED_END();
+	}
 	memcpy(m->twin, m->shadow, len);
 	xrma_lock(&b->lock);
 	m->next = b->maps;
