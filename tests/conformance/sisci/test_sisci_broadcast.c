@@ -391,6 +391,13 @@ static void test_broadcast_group_is_only_broadcast_segments_in_process(void **st
 		assert_int_equal(l1[16 + 3], 4);
 		assert_int_equal(l3[16], 1);
 	}
+	/* So does a block transfer into it, by the time it ends. */
+	l2[40] = 0xb10cu;
+	SCITransferBlock(m2, 160, map, 128, 4, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_int_equal(l1[32], 0xb10cu);
+	assert_int_equal(l3[32], 0xb10cu);
+	l2[40] = 0;
 
 	src = dma_source(sd3, 11);
 	SCICreateDMAQueue(sd3, &dq, 0, 1, 0, &err);
