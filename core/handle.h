@@ -23,6 +23,7 @@ enum xrma_obj_type {
 	XRMA_OBJ_DMAQ,
 	XRMA_OBJ_INTR,
 	XRMA_OBJ_RINTR,
+	XRMA_OBJ_BCAST,
 	XRMA_OBJ_TEST,          /* for tests of this file */
 	XRMA_OBJ_TYPE_COUNT
 };

@@ -79,6 +79,7 @@ struct rseg_target {
 	uint64_t id;                /* !raw */
 	uint64_t bus, len;          /* raw */
 	bool raw;
+	bool broadcast;             /* !raw: a broadcast group's member only */
 };
 
 /*
@@ -90,7 +91,8 @@ static int request_import(struct xrma_core_rseg *rseg, const struct rseg_target 
 {
 	struct xrma_wire_msg msg = {
 		.type = t->raw ? XRMA_WIRE_SEG_IMPORT_BUS : XRMA_WIRE_SEG_IMPORT,
-		.arg = { t->raw ? t->bus : rseg->id, access, rseg->import_id, t->raw ? t->len : 0 },
+		.arg = { t->raw ? t->bus : rseg->id, access, rseg->import_id,
+			 t->raw ? t->len : t->broadcast ? XRMA_WIRE_IMPORT_BROADCAST : 0 },
 	};
 	struct xrma_reply reply;
 	int ret;
@@ -212,6 +214,15 @@ int xrma_rseg_open(struct xrma_ctx *handle, uint32_t node, uint64_t id, uint32_t
 		ret = rseg_open(ctx, &t, access, timeout_ms, out);
 	xrma_handle_put(&ctx->obj);
 	return ret;
+}
+
+int xrma_core_rseg_open_broadcast(struct xrma_core_ctx *ctx, uint32_t node, uint64_t id,
+				  uint32_t access, int timeout_ms, struct xrma_rseg **out)
+{
+	const struct rseg_target t = { .node = node, .id = id, .broadcast = true };
+
+	*out = NULL;
+	return rseg_open(ctx, &t, access, timeout_ms, out);
 }
 
 int xrma_rseg_open_bus(struct xrma_ctx *handle, uint32_t node, uint64_t bus, size_t len,

@@ -66,6 +66,14 @@ static inline void xrma_core_rseg_busy_put(struct xrma_core_rseg *rseg)
 	xrma_busy_end(&rseg->obj, &rseg->busy);
 }
 
+/*
+ * Import segment id of node only if its owner opened it with
+ * XRMA_SEG_BROADCAST (XRMA_ENOENT otherwise), for core/bcast.c; arguments
+ * checked by the caller, errors as xrma_rseg_open.
+ */
+int xrma_core_rseg_open_broadcast(struct xrma_core_ctx *ctx, uint32_t node, uint64_t id,
+				  uint32_t access, int timeout_ms, struct xrma_rseg **out);
+
 /* 0 if usable for new work, -XRMA_ELOST if lost. */
 int xrma_core_rseg_usable(struct xrma_core_rseg *rseg);
 

@@ -37,7 +37,8 @@ static void seg_destroy(struct xrma_obj *obj)
 static int check_attr(const struct xrma_core_ctx *ctx, const struct xrma_seg_attr *attr)
 {
 	if (!attr->len || !attr->access || (attr->access & ~XRMA_ACCESS_ALL) ||
-	    (attr->flags & ~XRMA_SEG_PRIVATE))
+	    (attr->flags & ~(XRMA_SEG_PRIVATE | XRMA_SEG_BROADCAST)) ||
+	    (attr->flags & XRMA_SEG_PRIVATE && attr->flags & XRMA_SEG_BROADCAST))
 		return -XRMA_EINVAL;
 	if (attr->len > ctx->caps.max_seg_size)
 		return -XRMA_ERANGE;
@@ -418,7 +419,10 @@ void xrma_core_seg_on_import(struct xrma_core_ctx *ctx, const struct xrma_prov_a
 		return;
 	}
 	xrma_lock(&seg->lock);
-	if (!seg->exported)
+	/* A group names only the segments opened for it. */
+	if ((msg->arg[3] & XRMA_WIRE_IMPORT_BROADCAST) && !(seg->flags & XRMA_SEG_BROADCAST))
+		status = -XRMA_ENOENT;
+	else if (!seg->exported)
 		status = -XRMA_ENOTAVAIL;
 	else if (!wanted || msg->arg[1] > UINT32_MAX || (wanted & ~remote_bits) ||
 		 (wanted & ~seg->access))

@@ -19,7 +19,8 @@
 enum xrma_wire_type {
 	XRMA_WIRE_REPLY = 1,      /* answer to a request: req, status, args, payload */
 	XRMA_WIRE_PING,           /* liveness probe; answered by a REPLY */
-	XRMA_WIRE_SEG_IMPORT,     /* a0 seg id, a1 access, a2 importer's import id */
+	XRMA_WIRE_SEG_IMPORT,     /* a0 seg id, a1 access, a2 importer's import id,
+				   * a3 XRMA_WIRE_IMPORT_* flags */
 	XRMA_WIRE_SEG_RELEASE,    /* a0 seg id, a1 import id; answered when req != 0 */
 	XRMA_WIRE_SEG_NOTICE,     /* a0 seg id, a1 import id, a2 event type */
 	XRMA_WIRE_INTR_CONNECT,   /* a0 number; answered with a0 = instance id */
@@ -34,6 +35,9 @@ enum xrma_wire_type {
 				   * with a0 segment len, a1 access, a2 seg id, a3 offset, key */
 	XRMA_WIRE_TYPE_MAX_
 };
+
+/* XRMA_WIRE_SEG_IMPORT a3: only a segment opened with XRMA_SEG_BROADCAST will do. */
+#define XRMA_WIRE_IMPORT_BROADCAST 1u
 
 struct xrma_wire_msg {
 	uint16_t type;            /* enum xrma_wire_type */

@@ -135,6 +135,14 @@ typedef struct {
 #define DIS_MAX_NODEIDS 8
 typedef unsigned int dis_nodeId_list_t[DIS_MAX_NODEIDS];
 
+/*
+ * The node id that names every node's broadcast segment of an id at once
+ * (SCIConnectSegment with SCI_FLAG_BROADCAST): Dolphin's value.
+ */
+#ifndef DIS_BROADCAST_NODEID_GROUP_ALL
+#define DIS_BROADCAST_NODEID_GROUP_ALL 252
+#endif
+
 typedef enum {
 	DIS_VIRT_ADAPTER_UNKNOWN = 0,
 	DIS_VIRT_ADAPTER_XRMA = 1

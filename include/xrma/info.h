@@ -20,7 +20,7 @@ XRMA_BEGIN_DECLS
 #define XRMA_CAP_REGISTER   (1ull << 3)  /* user memory can back a segment */
 #define XRMA_CAP_MULTIPROC  (1ull << 4)  /* nodes live in other processes */
 #define XRMA_CAP_BUS_ADDR   (1ull << 5)  /* memory has modelled bus addresses */
-#define XRMA_CAP_BROADCAST  (1ull << 6)  /* one write reaches every importer */
+#define XRMA_CAP_BROADCAST  (1ull << 6)  /* broadcast groups (xrma/bcast.h) */
 #define XRMA_CAP_CSR        (1ull << 7)  /* per-node control and status registers */
 #define XRMA_CAP_RSEG_ERRORS (1ull << 8) /* transaction errors counted per import */
 #define XRMA_CAP_BUS_IMPORT (1ull << 9)  /* import a window by bus address (xrma_rseg_open_bus) */

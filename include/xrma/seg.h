@@ -28,6 +28,7 @@ struct xrma_seg;
 
 /* Segment flags. */
 #define XRMA_SEG_PRIVATE  (1u << 0)  /* never exported; no id is reserved */
+#define XRMA_SEG_BROADCAST (1u << 1) /* a member of the broadcast group of its id (xrma/bcast.h) */
 
 struct xrma_seg_attr {
 	size_t len;          /* bytes, > 0 */

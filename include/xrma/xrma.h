@@ -16,6 +16,7 @@
 #include <xrma/seg.h>
 #include <xrma/rseg.h>
 #include <xrma/dmaq.h>
+#include <xrma/bcast.h>
 #include <xrma/fence.h>
 #include <xrma/win.h>
 #include <xrma/conn.h>

@@ -235,7 +235,9 @@ struct xrma_sisci_rseg {
 	struct xrma_sisci_node *node;
 	pthread_mutex_t lock;           /* guards the mutable fields below */
 	pthread_cond_t cond;            /* connect finished */
-	struct xrma_rseg *rseg;         /* set once connected */
+	struct xrma_rseg *rseg;         /* set once connected (unicast) */
+	struct xrma_bcast *bcast;       /* set once connected (SCI_FLAG_BROADCAST) */
+	bool broadcast;                 /* fixed: connected to a broadcast group */
 	enum xrma_sisci_connect_state state;
 	pthread_t connector;            /* asynchronous connect thread */
 	bool has_connector;
@@ -288,5 +290,13 @@ struct xrma_sisci_map {
 #define XRMA_SISCI_MAP_UNMAPPING (1u << 31)
 struct xrma_sisci_map *xrma_sisci_map_enter(sci_map_t map);
 void xrma_sisci_map_leave(struct xrma_sisci_map *m);
+
+/*
+ * Make the stores to a broadcast map reach every member of the group (a no-op
+ * for other maps): the release point of SCIStoreBarrier, SCICheckSequence,
+ * SCIFlush, SCIMemCpy and SCIUnmapSegment. SCI_ERR_OK, or
+ * SCI_ERR_NOT_CONNECTED when a member is lost (the others got the stores).
+ */
+sci_error_t xrma_sisci_map_push(struct xrma_sisci_map *m);
 
 #endif

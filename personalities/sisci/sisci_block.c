@@ -81,6 +81,8 @@ static sci_error_t copy_result(struct xrma_sisci_map *src, struct xrma_sisci_map
 	bool src_ok, dst_ok;
 
 	xrma_sisci_barrier();
+	/* Into a broadcast map: the block is in every member when the transfer ends. */
+	(void)xrma_sisci_map_push(dst);
 	src_ok = map_healthy(src);
 	dst_ok = map_healthy(dst);
 	if (!src_ok && dst->lseg)

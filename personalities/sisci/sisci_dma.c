@@ -255,13 +255,15 @@ static sci_error_t enqueue_locked(struct xrma_sisci_dmaq *dq, sci_local_segment_
 		lsize = l->size;
 		pthread_mutex_unlock(&l->lock);
 		pthread_mutex_lock(&r->lock);
-		connected = r->rseg && r->node == dq->node;
+		connected = (r->rseg || r->bcast) && r->node == dq->node;
 		rsize = r->size;
 		pthread_mutex_unlock(&r->lock);
 		if (!prepared)
 			err = SCI_ERR_SEGMENT_NOT_PREPARED;
 		else if (!connected)
 			err = SCI_ERR_SEGMENT_NOT_CONNECTED;
+		else if (read && r->broadcast)
+			err = SCI_ERR_ILLEGAL_OPERATION;   /* a group is written, never read */
 		else if (local_offset > lsize || size > lsize - local_offset ||
 			 remote_offset > rsize || size > rsize - remote_offset)
 			err = SCI_ERR_OUT_OF_RANGE;
@@ -306,6 +308,8 @@ static sci_error_t post_locked(struct xrma_sisci_dmaq *dq, sci_cb_dma_t callback
 		struct dma_entry *e = &dq->entries[i];
 		struct xrma_seg *seg;
 		struct xrma_rseg *rseg;
+		struct xrma_bcast *bcast;
+		size_t fanned = 0;
 		int ret;
 
 		pthread_mutex_lock(&e->lseg->lock);
@@ -313,7 +317,21 @@ static sci_error_t post_locked(struct xrma_sisci_dmaq *dq, sci_cb_dma_t callback
 		pthread_mutex_unlock(&e->lseg->lock);
 		pthread_mutex_lock(&e->rseg->lock);
 		rseg = e->rseg->rseg;
+		bcast = e->rseg->bcast;
 		pthread_mutex_unlock(&e->rseg->lock);
+		if (bcast) {
+			/* One core operation per member: each completes (and is counted) alone. */
+			ret = xrma_bcast_post(bcast, dq->q, &(struct xrma_iov){ seg, e->local_offset, e->size },
+					      1, e->remote_offset, e->size, i, sync ? XRMA_RMA_SYNC : 0, &fanned);
+			dq->posted += (unsigned)fanned;
+			if (sync)
+				dq->completed += (unsigned)fanned;
+			if (ret) {
+				dq->first_error = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
+				break;
+			}
+			continue;
+		}
 		ret = xrma_dmaq_post(dq->q, e->read ? XRMA_RMA_READ : XRMA_RMA_WRITE,
 				     &(struct xrma_iov){ seg, e->local_offset, e->size }, 1, rseg,
 				     e->remote_offset, e->size, i, sync ? XRMA_RMA_SYNC : 0);
@@ -537,6 +555,15 @@ static void start_transfer(sci_dma_queue_t dq, sci_local_segment_t local, sci_re
 	}
 	err = xrma_sisci_flags(flags, START_FLAGS,
 			       (q->node->caps.flags & XRMA_CAP_BROADCAST) ? 0 : SCI_FLAG_BROADCAST);
+	/* SCI_FLAG_BROADCAST writes to a group: never a read, never a single node. */
+	if (err == SCI_ERR_OK && (flags & SCI_FLAG_BROADCAST)) {
+		struct xrma_sisci_rseg *r = XRMA_SISCI_GET(remote, XRMA_SISCI_RSEG, struct xrma_sisci_rseg);
+
+		if (r && ((flags & SCI_FLAG_DMA_READ) || !r->broadcast))
+			err = SCI_ERR_ILLEGAL_FLAG;
+		if (r)
+			xrma_sisci_obj_put(&r->obj);
+	}
 	if (err == SCI_ERR_OK && (!vec || !count || count > DIS_DMA_MAX_VECLEN ||
 				  ((flags & SCI_FLAG_USE_CALLBACK) && !callback)))
 		err = SCI_ERR_ILLEGAL_PARAMETER;

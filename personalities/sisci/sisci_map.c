@@ -5,7 +5,10 @@
  * and Dolphin's SCIMemCpy/SCIMemWrite/SCICacheSync. A local map is a window on
  * the segment's memory; a remote map is the core's load/store mapping
  * (XRMA_CAP_MAP; SCI_ERR_NOT_IMPLEMENTED without it). Loads and stores through
- * a map never enter the library. Sequences are in sisci_sequence.c.
+ * a map never enter the library. A map of a broadcast group is the core's
+ * group map: local memory whose stores reach every member at the release
+ * points (xrma_sisci_map_push) and within the core's push interval.
+ * Sequences are in sisci_sequence.c.
  */
 #include "personalities/sisci/sisci.h"
 
@@ -124,11 +127,15 @@ volatile void *SCIMapRemoteSegment(sci_remote_segment_t segment, sci_map_t *map,
 		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
 		return NULL;
 	}
-	err = xrma_sisci_flags(flags, MAP_FLAGS, 0);
+	err = xrma_sisci_flags(flags, MAP_FLAGS | SCI_FLAG_BROADCAST, 0);
 	if (err == SCI_ERR_OK && !map)
 		err = SCI_ERR_ILLEGAL_PARAMETER;
+	/* A group is written, not read: its map cannot be read-only, nor a unicast one broadcast. */
+	if (err == SCI_ERR_OK && (r->broadcast ? (flags & SCI_FLAG_READONLY_MAP) != 0
+					       : (flags & SCI_FLAG_BROADCAST) != 0))
+		err = SCI_ERR_ILLEGAL_FLAG;
 	pthread_mutex_lock(&r->lock);
-	if (err == SCI_ERR_OK && !r->rseg)
+	if (err == SCI_ERR_OK && !r->rseg && !r->bcast)
 		err = SCI_ERR_NOT_CONNECTED;
 	if (err == SCI_ERR_OK)
 		err = check_range(offset, size, r->size);
@@ -137,7 +144,10 @@ volatile void *SCIMapRemoteSegment(sci_remote_segment_t segment, sci_map_t *map,
 	if (err == SCI_ERR_OK) {
 		uint32_t prot = XRMA_MAP_READ | ((flags & SCI_FLAG_READONLY_MAP) ? 0 : XRMA_MAP_WRITE);
 
-		ret = xrma_rseg_map(r->rseg, offset, size, prot, &base);
+		if (r->bcast)
+			ret = xrma_bcast_map(r->bcast, offset, size, XRMA_MAP_READ | XRMA_MAP_WRITE, &base);
+		else
+			ret = xrma_rseg_map(r->rseg, offset, size, prot, &base);
 		err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
 	}
 	if (err == SCI_ERR_OK) {
@@ -152,7 +162,10 @@ volatile void *SCIMapRemoteSegment(sci_remote_segment_t segment, sci_map_t *map,
 			xrma_sisci_obj_ref(&r->obj);
 			m = NULL;
 		} else {
-			(void)xrma_rseg_unmap(r->rseg, base);
+			if (r->bcast)
+				(void)xrma_bcast_unmap(r->bcast, base);
+			else
+				(void)xrma_rseg_unmap(r->rseg, base);
 			base = NULL;
 		}
 	}
@@ -189,7 +202,11 @@ void SCIUnmapSegment(sci_map_t map, unsigned int flags, sci_error_t *error)
 		xrma_sisci_obj_put(&m->lseg->obj);
 	} else if (err == SCI_ERR_OK) {
 		pthread_mutex_lock(&m->rseg->lock);
-		(void)xrma_rseg_unmap(m->rseg->rseg, m->addr);
+		/* A group map pushes its last stores as it goes. */
+		if (m->rseg->bcast)
+			(void)xrma_bcast_unmap(m->rseg->bcast, m->addr);
+		else
+			(void)xrma_rseg_unmap(m->rseg->rseg, m->addr);
 		m->rseg->maps--;
 		pthread_mutex_unlock(&m->rseg->lock);
 		xrma_sisci_obj_put(&m->rseg->obj);
@@ -225,6 +242,9 @@ static sci_error_t pio_copy(void *mem, sci_map_t map, size_t offset, size_t size
 		else
 			memcpy((char *)m->addr + offset, mem, size);
 		xrma_sisci_barrier();
+		if (!(flags & SCI_FLAG_BLOCK_READ) && xrma_sisci_map_push(m) != SCI_ERR_OK &&
+		    (flags & SCI_FLAG_ERROR_CHECK))
+			err = SCI_ERR_TRANSFER_FAILED;
 	}
 	if (err == SCI_ERR_OK && (flags & SCI_FLAG_ERROR_CHECK) && m->rseg &&
 	    !xrma_sisci_rseg_checkpoint(m->rseg)) {
@@ -234,6 +254,14 @@ static sci_error_t pio_copy(void *mem, sci_map_t map, size_t offset, size_t size
 	}
 	xrma_sisci_map_leave(m);
 	return err;
+}
+
+sci_error_t xrma_sisci_map_push(struct xrma_sisci_map *m)
+{
+	/* A map holds its remote segment connected, so bcast is stable here. */
+	if (!m->rseg || !m->rseg->bcast)
+		return SCI_ERR_OK;
+	return xrma_bcast_flush(m->rseg->bcast, m->addr) ? SCI_ERR_NOT_CONNECTED : SCI_ERR_OK;
 }
 
 void SCIMemCopy(void *memAddr, sci_map_t remoteMap, size_t remoteOffset, size_t size,

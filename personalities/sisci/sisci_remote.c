@@ -8,7 +8,10 @@
  * events (disconnect request, lost, link down/up) follow. SCIDisconnectSegment
  * leaves from every state. SCIConnectSCISpace imports a window of a node's
  * SCI space by its 64-bit address (xrma_rseg_open_bus): no handshake, no
- * events at the owner, the same remote segment otherwise.
+ * events at the owner, the same remote segment otherwise. SCI_FLAG_BROADCAST
+ * with DIS_BROADCAST_NODEID_GROUP_ALL imports the core's broadcast group of
+ * the id (xrma/bcast.h); each member's events come as the segment's, naming
+ * the member's node.
  */
 #include "personalities/sisci/sisci.h"
 
@@ -53,6 +56,32 @@ static void rseg_on_event(void *arg, const struct xrma_event *event)
 	xrma_sisci_obj_put(&r->obj);
 }
 
+/* The group import of a broadcast connect; on success r is connected and routes events. */
+static int rseg_import_group(struct xrma_sisci_rseg *r)
+{
+	struct xrma_bcast *bcast = NULL;
+	size_t size = 0;
+	int ret;
+
+	ret = xrma_bcast_open(r->node->ctx, r->id, RSEG_ACCESS, 0, xrma_sisci_connect_timeout(r->timeout),
+			      &bcast);
+	if (!ret)
+		ret = xrma_bcast_set_callback(bcast, rseg_on_event, r->obj.handle);
+	if (!ret)
+		ret = xrma_bcast_size(bcast, &size);
+	if (ret && bcast) {
+		(void)xrma_bcast_close(bcast);
+		bcast = NULL;
+	}
+	pthread_mutex_lock(&r->lock);
+	r->state = ret ? XRMA_SISCI_CONNECT_FAILED : XRMA_SISCI_CONNECTED;
+	r->bcast = ret ? NULL : bcast;
+	r->size = size;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	return ret;
+}
+
 /* The import itself; on success r is connected and routes core events. */
 static int rseg_import(struct xrma_sisci_rseg *r)
 {
@@ -62,6 +91,8 @@ static int rseg_import(struct xrma_sisci_rseg *r)
 
 	uint64_t id = r->id;
 
+	if (r->broadcast)
+		return rseg_import_group(r);
 	if (r->space)
 		ret = xrma_rseg_open_bus(r->node->ctx, r->node_id, r->bus, r->size, RSEG_ACCESS, 0,
 					 xrma_sisci_connect_timeout(r->timeout), &rseg);
@@ -180,7 +211,16 @@ void SCIConnectSegment(sci_desc_t sd, sci_remote_segment_t *segment, unsigned in
 	}
 	r->node_id = nodeId;
 	r->id = segmentId;
+	r->broadcast = flags & SCI_FLAG_BROADCAST;
 	r->timeout = timeout;
+	/* A broadcast connect names a group, never one node. */
+	if (r->broadcast && nodeId != DIS_BROADCAST_NODEID_GROUP_ALL) {
+		xrma_sisci_evq_init(&r->events, false);
+		rseg_destroy(&r->obj);   /* never published */
+		xrma_sisci_obj_put(&d->obj);
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_NODEID);
+		return;
+	}
 	r->cb = (flags & SCI_FLAG_USE_CALLBACK) ? callback : NULL;
 	r->cb_arg = callbackArg;
 	err = rseg_publish(r);
@@ -292,8 +332,12 @@ void SCIDisconnectSegment(sci_remote_segment_t segment, unsigned int flags, sci_
 		pthread_mutex_lock(&r->lock);
 		if (r->rseg)
 			ret = xrma_rseg_close(r->rseg);
-		if (!ret)
+		else if (r->bcast)
+			ret = xrma_bcast_close(r->bcast);
+		if (!ret) {
 			r->rseg = NULL;
+			r->bcast = NULL;
+		}
 		pthread_mutex_unlock(&r->lock);
 		err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
 	}
@@ -360,7 +404,11 @@ void xrma_sisci_rseg_health(struct xrma_sisci_rseg *r, bool *usable, unsigned lo
 	pthread_mutex_lock(&r->lock);
 	if (r->rseg && xrma_rseg_state(r->rseg, &state))
 		state = XRMA_RSEG_LOST;
-	*usable = r->rseg && (state == XRMA_RSEG_CONNECTED || state == XRMA_RSEG_DISCONNECT_REQUESTED);
+	/* A group is usable while every member is: one lost member fails it as a lost owner would. */
+	if (r->bcast && xrma_bcast_state(r->bcast, &state))
+		state = XRMA_RSEG_LOST;
+	*usable = (r->rseg || r->bcast) &&
+		  (state == XRMA_RSEG_CONNECTED || state == XRMA_RSEG_DISCONNECT_REQUESTED);
 	*faults = r->faults;
 	pthread_mutex_unlock(&r->lock);
 }

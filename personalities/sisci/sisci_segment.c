@@ -51,7 +51,8 @@ static int open_core_seg(struct xrma_sisci_lseg *l, void *addr, size_t len, uint
 		.addr = addr,
 		.id = id,
 		.access = XRMA_ACCESS_ALL,
-		.flags = (l->flags & SCI_FLAG_PRIVATE) ? XRMA_SEG_PRIVATE : 0,
+		.flags = ((l->flags & SCI_FLAG_PRIVATE) ? XRMA_SEG_PRIVATE : 0) |
+			 ((l->flags & SCI_FLAG_BROADCAST) ? XRMA_SEG_BROADCAST : 0),
 	};
 
 	return xrma_seg_open(l->node->ctx, &attr, seg);
@@ -75,11 +76,15 @@ void SCICreateSegment(sci_desc_t sd, sci_local_segment_t *segment, unsigned int 
 	int ret;
 
 	l = xrma_sisci_open_begin(sd, sizeof(*l), &args, &d, &node, &err);
-	if (l && size > node->caps.max_seg_size) {
+	/* A private segment has no id, so no group can name it. */
+	if (l && (flags & SCI_FLAG_PRIVATE) && (flags & SCI_FLAG_BROADCAST))
+		err = SCI_ERR_ILLEGAL_FLAG;
+	else if (l && size > node->caps.max_seg_size)
+		err = SCI_ERR_OUT_OF_RANGE;
+	if (l && err != SCI_ERR_OK) {
 		free(l);
 		xrma_sisci_obj_put(&d->obj);
 		l = NULL;
-		err = SCI_ERR_OUT_OF_RANGE;
 	}
 	if (!l) {
 		xrma_sisci_set(error, err);

@@ -16,7 +16,8 @@
  * it only flushes CPU buffers) is a check point too and answers
  * SCI_ERR_TRANSFER_FAILED when transaction errors happened on the segment
  * since the sequence's previous barrier or check; the next SCICheckSequence
- * still reports them as RETRIABLE or NOT_RETRIABLE.
+ * still reports them as RETRIABLE or NOT_RETRIABLE. On a broadcast map each
+ * of these (and SCIFlush) also pushes the map's stores to every member.
  */
 #include "personalities/sisci/sisci.h"
 
@@ -155,8 +156,10 @@ static sci_sequence_status_t seq_call(sci_sequence_t sequence, unsigned int flag
 		/* A check makes earlier stores visible first, unless both flags waive it. */
 		if (err == SCI_ERR_OK && !start &&
 		    (flags & (SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER)) !=
-			    (SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER))
+			    (SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER)) {
 			xrma_sisci_barrier();
+			(void)xrma_sisci_map_push(s->map);   /* a lost member fails the check below */
+		}
 		if (err == SCI_ERR_OK)
 			status = seq_status(s, start, &err);
 		xrma_sisci_obj_put(&s->obj);
@@ -197,6 +200,9 @@ void SCIStoreBarrier(sci_sequence_t sequence, unsigned int flags, sci_error_t *e
 	err = xrma_sisci_flags(flags, SCI_FLAG_FLUSH_CPU_BUFFERS_ONLY, 0);
 	if (err == SCI_ERR_OK)
 		xrma_sisci_barrier();
+	/* A group member lost: the stores reached the others only, as a posted write to a lost node fails. */
+	if (err == SCI_ERR_OK && xrma_sisci_map_push(s->map) != SCI_ERR_OK)
+		err = SCI_ERR_TRANSFER_FAILED;
 	/* Writes are posted: their errors come back now, for the stores since the last
 	 * barrier (a check point) and any transfer to the segment that failed since. */
 	if (err == SCI_ERR_OK && s->map->rseg && !(flags & SCI_FLAG_FLUSH_CPU_BUFFERS_ONLY)) {
@@ -216,7 +222,13 @@ void SCIStoreBarrier(sci_sequence_t sequence, unsigned int flags, sci_error_t *e
 void SCIFlush(sci_sequence_t sequence, unsigned int flags)
 {
 	/* No error channel: a NULL sequence (Dolphin's NO_SEQUENCE) still fences. */
-	(void)sequence;
+	struct xrma_sisci_seq *s = sequence ? XRMA_SISCI_GET(sequence, XRMA_SISCI_SEQ, struct xrma_sisci_seq)
+					    : NULL;
+
 	(void)flags;
 	xrma_sisci_barrier();
+	if (s) {
+		(void)xrma_sisci_map_push(s->map);
+		xrma_sisci_obj_put(&s->obj);
+	}
 }

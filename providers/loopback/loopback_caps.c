@@ -8,7 +8,7 @@
 #include "providers/loopback/loopback.h"
 
 const struct xrma_caps xrma_prov_loopback_caps = {
-	.flags = XRMA_CAP_MAP | XRMA_CAP_ATOMIC | XRMA_CAP_REGISTER | XRMA_CAP_LOCAL_VIRTUAL,
+	.flags = XRMA_CAP_MAP | XRMA_CAP_BROADCAST | XRMA_CAP_ATOMIC | XRMA_CAP_REGISTER | XRMA_CAP_LOCAL_VIRTUAL,
 	.page_size = 4096,
 	.max_seg_size = (size_t)1 << 40,   /* 1 TiB: mmap reserves lazily */
 	.rma_offset_align = 1,

@@ -7,7 +7,7 @@
 #include "providers/sci/sci.h"
 
 const struct xrma_caps xrma_prov_sci_caps = {
-	.flags = XRMA_CAP_MAP | XRMA_CAP_ATOMIC | XRMA_CAP_REGISTER | XRMA_CAP_MULTIPROC |
+	.flags = XRMA_CAP_MAP | XRMA_CAP_BROADCAST | XRMA_CAP_ATOMIC | XRMA_CAP_REGISTER | XRMA_CAP_MULTIPROC |
 		 XRMA_CAP_BUS_ADDR | XRMA_CAP_BUS_IMPORT | XRMA_CAP_CSR |
 		 XRMA_CAP_RSEG_ERRORS | XRMA_CAP_LOCAL_VIRTUAL,
 	.page_size = 4096,
