@@ -12,6 +12,7 @@
 #include <xrma/errors.h>
 #include "core/control.h"
 #include "core/ctx.h"
+#include "core/name_wait.h"
 
 /* Default range for XRMA_ID_ANY: high ids, clear of the small ones programs pick. */
 #define SEG_ID_ANY_MIN 0x40000000ull
@@ -252,6 +253,9 @@ int xrma_seg_export(struct xrma_seg *handle, uint32_t flags)
 	if (!ret)
 		seg->exported = true;
 	xrma_unlock(&seg->lock);
+	/* Importers waiting for the segment to appear (XRMA_OPEN_WAIT) look again. */
+	if (!ret)
+		xrma_core_names_changed(ctx);
 out_put:
 	xrma_handle_put(&seg->obj);
 	return ret;
