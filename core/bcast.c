@@ -24,7 +24,7 @@
 #include "core/ctx.h"
 #include "core/dmaq.h"
 #include "core/handle.h"
-#include "core/lock.h"
+#include "common/lock.h"
 #include "core/peer_shared.h"
 #include "core/rseg.h"
 

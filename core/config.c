@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <xrma/errors.h>
+#include "common/detail.h"
 #include "core/registry.h"
 
 #ifndef XRMA_SYSCONFDIR
@@ -33,6 +34,8 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 	[XRMA_CONFIG_PROVIDER] = { "provider", "xrma", "provider", "XRMA_PROVIDER", NULL },
 	[XRMA_CONFIG_NODE_ID] = { "node_id", "xrma", "node_id", "XRMA_NODE_ID", "1" },
 	[XRMA_CONFIG_FABRIC] = { "fabric", "xrma", "fabric", "XRMA_FABRIC", "default" },
+	/* The cluster's node file (common/node_list.h); "": the provider's model decides. */
+	[XRMA_CONFIG_NODES] = { "nodes", "xrma", "nodes", "XRMA_NODES", "" },
 	/* "" for runtime_dir and fabric_uid means: /dev/shm, and the caller's own uid. */
 	[XRMA_CONFIG_HOST_RUNTIME_DIR] = { "host.runtime_dir", "host", "runtime_dir",
 					   "XRMA_HOST_RUNTIME_DIR", "" },
@@ -98,6 +101,10 @@ static const struct key_desc key_descs[XRMA_CONFIG_KEY_COUNT] = {
 	/* Who may import this node's memory by SCI address (SCIConnectSCISpace). */
 	[XRMA_CONFIG_SCI_RAW_SPACE] = { "sci.raw_space", "sci", "raw_space", "XRMA_SCI_RAW_SPACE",
 					"user" },
+	/* SCIRemoveSegment with importers: cut them off, as Dolphin's library does ("busy":
+	 * the 1999 specification's SCI_ERR_BUSY). Read by libsisci (xrma_config_find). */
+	[XRMA_CONFIG_SISCI_REMOVE_CONNECTED] = { "sisci.remove_connected", "sisci", "remove_connected",
+						 "XRMA_SISCI_REMOVE_CONNECTED", "disconnect" },
 
 	/* Topology: "" picks the first NTB/Dolphin/PXImc device, else the host; "" membind
 	 * binds to the adapter's NUMA node when it has one; no XML unless a test names one. */
@@ -143,6 +150,9 @@ static int on_ini_entry(void *user, const char *section, const char *name, const
 		if (strcmp(section, key_descs[k].section) || strcmp(name, key_descs[k].name))
 			continue;
 		if (strlen(value) >= sizeof(ps->cfg->entries[k].value)) {
+			xrma_detail_set("%s:%d: %s.%s is %zu characters long; the limit is %zu", ps->path,
+					ps->line, section, name, strlen(value),
+					sizeof(ps->cfg->entries[k].value) - 1);
 			ps->bad = 1;
 			return 0;
 		}
@@ -222,8 +232,11 @@ int xrma_config_load(struct xrma_config *cfg)
 
 		if (!v || !*v)
 			continue;
-		if (strlen(v) >= sizeof(cfg->entries[k].value))
+		if (strlen(v) >= sizeof(cfg->entries[k].value)) {
+			xrma_detail_set("%s is %zu characters long; the limit is %zu", key_descs[k].env,
+					strlen(v), sizeof(cfg->entries[k].value) - 1);
 			return -XRMA_ECONFIG;
+		}
 		snprintf(source, sizeof(source), "environment %s", key_descs[k].env);
 		set_entry(&cfg->entries[k], v, source);
 	}

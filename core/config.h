@@ -16,6 +16,7 @@ enum xrma_config_key {
 	XRMA_CONFIG_PROVIDER = 0,   /* [xrma] provider   / XRMA_PROVIDER */
 	XRMA_CONFIG_NODE_ID,        /* [xrma] node_id    / XRMA_NODE_ID */
 	XRMA_CONFIG_FABRIC,         /* [xrma] fabric     / XRMA_FABRIC */
+	XRMA_CONFIG_NODES,          /* [xrma] nodes      / XRMA_NODES: the node file */
 	/* Host fabric (providers/util), read by the providers built on it. */
 	XRMA_CONFIG_HOST_RUNTIME_DIR,  /* [host] runtime_dir / XRMA_HOST_RUNTIME_DIR */
 	XRMA_CONFIG_HOST_FABRIC_UID,   /* [host] fabric_uid  / XRMA_HOST_FABRIC_UID */
@@ -50,6 +51,8 @@ enum xrma_config_key {
 	XRMA_CONFIG_SCI_FAULT_LINK,        /* [sci] fault_link    / XRMA_SCI_FAULT_LINK */
 	XRMA_CONFIG_SCI_FAULT_LOST,        /* [sci] fault_lost    / XRMA_SCI_FAULT_LOST */
 	XRMA_CONFIG_SCI_RAW_SPACE,         /* [sci] raw_space     / XRMA_SCI_RAW_SPACE */
+	/* The SISCI face (personalities/sisci), read through xrma_config_find. */
+	XRMA_CONFIG_SISCI_REMOVE_CONNECTED, /* [sisci] remove_connected / XRMA_SISCI_REMOVE_CONNECTED */
 
 	/* Topology and placement (core/topo.c, docs/topology.md). */
 	XRMA_CONFIG_CORE_ADAPTER,          /* [core] adapter       / XRMA_ADAPTER */

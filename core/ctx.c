@@ -16,6 +16,9 @@
 #include "core/config.h"
 #include "core/inbound.h"
 #include "core/prov_call.h"
+#include "core/conn.h"
+#include "common/detail.h"
+#include "core/intr.h"
 #include "core/registry.h"
 #include "common/wait.h"
 
@@ -44,6 +47,7 @@ static void ctx_destroy(struct xrma_obj *obj)
 	xrma_lock_destroy(&ctx->lock);
 	/* The provider has let go of the node: an open waiting for it may go on. */
 	xrma_close_pending_remove(ctx);
+	xrma_node_list_free(&ctx->cluster);
 	free(ctx);
 }
 
@@ -55,8 +59,13 @@ static int resolve_attr(const struct xrma_ctx_attr *attr, struct xrma_config *cf
 	int ret;
 
 	if (attr && (attr->flags || (attr->provider && strlen(attr->provider) >= XRMA_NAME_MAX) ||
-		     (attr->fabric && (!*attr->fabric || strlen(attr->fabric) >= XRMA_NAME_MAX))))
+		     (attr->fabric && !*attr->fabric)))
 		return -XRMA_EINVAL;
+	if (attr && attr->fabric && strlen(attr->fabric) > XRMA_FABRIC_MAX) {
+		xrma_detail_set("the fabric name is %zu characters long; the limit is %d",
+				strlen(attr->fabric), XRMA_FABRIC_MAX);
+		return -XRMA_EINVAL;
+	}
 	ret = xrma_config_load(cfg);
 	if (ret)
 		return ret;
@@ -73,9 +82,40 @@ static int resolve_attr(const struct xrma_ctx_attr *attr, struct xrma_config *cf
 	if (*node_id > (*prov)->caps->max_node_id)
 		return attr && attr->node_id != XRMA_NODE_ANY ? -XRMA_EINVAL : -XRMA_ECONFIG;
 	fab = attr && attr->fabric ? attr->fabric : xrma_config_value(cfg, XRMA_CONFIG_FABRIC);
-	if (!fab || !*fab || strlen(fab) >= XRMA_NAME_MAX)
+	if (!fab || !*fab) {
+		xrma_detail_set("xrma.fabric (XRMA_FABRIC) is empty");
 		return -XRMA_ECONFIG;
-	snprintf(fabric, XRMA_NAME_MAX, "%s", fab);
+	}
+	if (strlen(fab) > XRMA_FABRIC_MAX) {
+		xrma_detail_set("xrma.fabric (XRMA_FABRIC) is %zu characters long; the limit is %d",
+				strlen(fab), XRMA_FABRIC_MAX);
+		return -XRMA_ECONFIG;
+	}
+	snprintf(fabric, XRMA_FABRIC_MAX + 1, "%s", fab);
+	return 0;
+}
+
+/*
+ * The cluster's node file ([xrma] nodes), if one is named: every node of the
+ * cluster, this one included (as the ofi provider requires of its file).
+ */
+static int load_cluster(const struct xrma_config *cfg, uint32_t node_id, struct xrma_node_list *cluster)
+{
+	const char *path = xrma_config_value(cfg, XRMA_CONFIG_NODES);
+	int ret;
+
+	cluster->entries = NULL;
+	cluster->count = 0;
+	if (!path || !*path)
+		return 0;
+	ret = xrma_node_list_load(path, "xrma.nodes", cluster);
+	if (ret)
+		return ret;
+	if (!xrma_node_list_find(cluster, node_id)) {
+		xrma_detail_set("xrma.nodes: node %u has no line in the node file %s", node_id, path);
+		xrma_node_list_free(cluster);
+		return -XRMA_ECONFIG;
+	}
 	return 0;
 }
 
@@ -86,7 +126,8 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	const struct xrma_provider *prov;
 	struct xrma_config *cfg;
 	struct xrma_core_placement placement;
-	char fabric[XRMA_NAME_MAX];
+	char fabric[XRMA_FABRIC_MAX + 1];
+	struct xrma_node_list cluster;
 	uint32_t node_id;
 	int ret;
 
@@ -100,15 +141,19 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	ret = resolve_attr(attr, cfg, &prov, &node_id, fabric);
 	if (!ret)
 		ret = xrma_core_placement_resolve(cfg, &placement);
+	if (!ret)
+		ret = load_cluster(cfg, node_id, &cluster);
 	if (ret) {
 		free(cfg);
 		return ret;
 	}
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx) {
+		xrma_node_list_free(&cluster);
 		free(cfg);
 		return -XRMA_ENOMEM;
 	}
+	ctx->cluster = cluster;
 	/* A close of this node finishing on its own thread lets go of the node first. */
 	xrma_close_pending_wait(prov, fabric, node_id, CLOSE_PENDING_WAIT_MS);
 	ctx->prov = prov;
@@ -158,6 +203,7 @@ err_free_ctx:
 	xrma_control_destroy(&ctx->control);
 	xrma_cond_destroy(&ctx->children_cond);
 	xrma_lock_destroy(&ctx->lock);
+	xrma_node_list_free(&ctx->cluster);
 	free(ctx);
 	return ret;
 }

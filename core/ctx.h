@@ -16,6 +16,7 @@
 #include "core/idmap.h"
 #include "common/list.h"
 #include "common/lock.h"
+#include "common/node_list.h"
 #include "core/service.h"
 #include "core/topo.h"
 #include "providers/provider.h"
@@ -25,9 +26,10 @@ struct xrma_core_ctx {
 	const struct xrma_provider *prov;   /* fixed at open */
 	void *prov_state;                   /* fixed at open */
 	struct xrma_prov_addr self;         /* fixed at open */
-	char fabric[XRMA_NAME_MAX];         /* fixed at open */
+	char fabric[XRMA_FABRIC_MAX + 1];   /* fixed at open */
 	struct xrma_caps caps;              /* fixed at open */
 	struct xrma_core_placement placement;   /* fixed at open: adapter, binding */
+	struct xrma_node_list cluster;      /* fixed at open: [xrma] nodes, empty if unset */
 	size_t live_children;               /* under lock: open objects (handle live) */
 	size_t children;                    /* under lock: objects not yet destroyed */
 	struct xrma_cond children_cond;     /* broadcast when children drops */

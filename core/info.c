@@ -4,6 +4,7 @@
  * (xrma/info.h), for xrma_info and for programs that choose a provider.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <xrma/errors.h>
 #include <xrma/info.h>
@@ -30,6 +31,32 @@ int xrma_provider_get(int index, struct xrma_provider_info *info)
 		 prov->description ? prov->description : "");
 	info->caps = *prov->caps;
 	return 0;
+}
+
+int xrma_config_find(const char *key, struct xrma_config_entry *entry)
+{
+	struct xrma_config *cfg;
+	int ret;
+
+	if (!key || !entry)
+		return -XRMA_EINVAL;
+	/* The snapshot is large: not on the caller's stack. */
+	cfg = malloc(sizeof(*cfg));
+	if (!cfg)
+		return -XRMA_ENOMEM;
+	ret = xrma_config_load(cfg);
+	if (!ret) {
+		ret = -XRMA_ENOENT;
+		for (int k = 0; k < XRMA_CONFIG_KEY_COUNT; k++) {
+			if (!strcmp(cfg->entries[k].key, key)) {
+				*entry = cfg->entries[k];
+				ret = 0;
+				break;
+			}
+		}
+	}
+	free(cfg);
+	return ret;
 }
 
 int xrma_config_get(int index, struct xrma_config_entry *entry)

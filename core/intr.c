@@ -29,6 +29,7 @@
 #include "core/ctx.h"
 #include "core/intr_page.h"
 #include "core/prov_call.h"
+#include "core/name_wait.h"
 #include "core/service.h"
 #include "common/wait.h"
 
@@ -392,6 +393,8 @@ int xrma_intr_open(struct xrma_ctx *handle, uint64_t *number, uint64_t min, uint
 	xrma_unlock(&ctx->lock);
 	if (ret)
 		goto err_kill;
+	/* Only now does a connect find it: wake those waiting for it (XRMA_OPEN_WAIT). */
+	xrma_core_names_changed(ctx);
 	*number = id;
 	*out = intr->obj.handle;
 	xrma_handle_put(&ctx->obj);
@@ -622,28 +625,23 @@ static int rintr_owner_error(struct xrma_core_rintr *rintr, int err)
 	return atomic_load(&rintr->gone);
 }
 
-int xrma_rintr_open(struct xrma_ctx *handle, uint32_t node, uint64_t number, int timeout_ms,
-		    struct xrma_rintr **out)
+/* One attempt of xrma_rintr_open_flags; ctx is held by the caller. */
+static int rintr_open(struct xrma_core_ctx *ctx, uint32_t node, uint64_t number, int timeout_ms,
+		      struct xrma_rintr **out)
 {
-	struct xrma_core_ctx *ctx;
 	struct xrma_core_rintr *rintr;
 	struct xrma_prov_addr owner;
 	struct xrma_wire_msg msg = { .type = XRMA_WIRE_INTR_CONNECT, .arg = { number } };
 	struct xrma_reply reply;
 	int ret;
 
-	if (!out || number == XRMA_ID_ANY)
-		return -XRMA_EINVAL;
-	ret = xrma_core_ctx_acquire(handle, &ctx);
-	if (ret)
-		return ret;
 	ret = xrma_core_call_name_lookup(ctx, node, XRMA_NS_INTR, number, &owner);
 	if (ret)
-		goto err_put_ctx;
+		return ret;
 	rintr = calloc(1, sizeof(*rintr));
 	if (!rintr) {
 		ret = -XRMA_ENOMEM;
-		goto err_put_ctx;
+		goto err_out;
 	}
 	rintr->ctx = ctx;
 	rintr->owner = owner;
@@ -677,7 +675,6 @@ int xrma_rintr_open(struct xrma_ctx *handle, uint32_t node, uint64_t number, int
 	if (atomic_load(&rintr->gone_instance) == reply.arg[0])
 		rintr_set_gone(rintr, -XRMA_ENOENT);
 	*out = rintr->obj.handle;
-	xrma_handle_put(&ctx->obj);
 	return 0;
 
 err_unmap:
@@ -698,15 +695,41 @@ err_unmap:
 err_kill:
 	xrma_core_ctx_child_killed(ctx);
 	xrma_handle_kill(&rintr->obj);   /* destroys, now or when a handler lets go */
-	goto err_put_ctx;
+	goto err_out;
 err_child:
 	xrma_core_ctx_child_killed(ctx);
 	xrma_core_ctx_child_destroyed(ctx);
 err_free_rintr:
 	free(rintr);
-err_put_ctx:
+err_out:
+	return ret;
+}
+
+int xrma_rintr_open_flags(struct xrma_ctx *handle, uint32_t node, uint64_t number, uint32_t flags,
+			  int timeout_ms, struct xrma_rintr **out)
+{
+	struct xrma_core_name_wait wait;
+	struct xrma_core_ctx *ctx;
+	int ret;
+
+	if (!out || number == XRMA_ID_ANY || (flags & ~(XRMA_OPEN_CLUSTER | XRMA_OPEN_WAIT)))
+		return -XRMA_EINVAL;
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	/* One deadline for the whole open, however often the node's names change. */
+	xrma_core_name_wait_begin(&wait, ctx, node, flags, timeout_ms);
+	do
+		ret = rintr_open(ctx, node, number, xrma_core_name_wait_left(&wait), out);
+	while (ret && xrma_core_name_wait_again(&wait, &ret));
 	xrma_handle_put(&ctx->obj);
 	return ret;
+}
+
+int xrma_rintr_open(struct xrma_ctx *handle, uint32_t node, uint64_t number, int timeout_ms,
+		    struct xrma_rintr **out)
+{
+	return xrma_rintr_open_flags(handle, node, number, 0, timeout_ms, out);
 }
 
 int xrma_rintr_close(struct xrma_rintr *handle)

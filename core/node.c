@@ -1,12 +1,46 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/node.c: the local node id, the live nodes, and probing one node
- * (xrma/node.h). Liveness itself is the provider's; this file only asks.
+ * core/node.c: the local node id, the live nodes, probing one node, and host
+ * names through the node file (xrma/node.h). Liveness itself is the
+ * provider's; this file only asks.
  */
+#include <stdlib.h>
 #include <xrma/errors.h>
 #include <xrma/node.h>
+#include "core/config.h"
 #include "core/ctx.h"
 #include "core/prov_call.h"
+#include "common/node_list.h"
+
+int xrma_node_by_name(const char *name, uint32_t *node_id)
+{
+	const struct xrma_node_entry *entry;
+	struct xrma_node_list list;
+	struct xrma_config *cfg;
+	const char *path;
+	int ret;
+
+	if (!name || !*name || !node_id)
+		return -XRMA_EINVAL;
+	/* The snapshot is large: not on the caller's stack. */
+	cfg = malloc(sizeof(*cfg));
+	if (!cfg)
+		return -XRMA_ENOMEM;
+	ret = xrma_config_load(cfg);
+	path = ret ? NULL : xrma_config_value(cfg, XRMA_CONFIG_NODES);
+	if (!ret && (!path || !*path))
+		ret = -XRMA_ENOENT;
+	if (!ret)
+		ret = xrma_node_list_load(path, "xrma.nodes", &list);
+	free(cfg);
+	if (ret)
+		return ret;
+	entry = xrma_node_list_find_host(&list, name);
+	if (entry)
+		*node_id = entry->node;
+	xrma_node_list_free(&list);
+	return entry ? 0 : -XRMA_ENOENT;
+}
 
 int xrma_node_self(struct xrma_ctx *handle, uint32_t *node_id)
 {

@@ -86,6 +86,20 @@ static inline int xrma_core_call_name_unbind(struct xrma_core_ctx *ctx, enum xrm
 {
 	return XRMA_PROV_CALL(ctx, name_unbind, ns, id);
 }
+static inline bool xrma_core_call_node_legal(struct xrma_core_ctx *ctx, uint32_t node)
+{
+	/* A provider without node rules accepts every id up to its max_node_id. */
+	return XRMA_PROV_HAS(ctx, node_legal) ? ctx->prov->ops->node_legal(ctx->prov_state, node) : true;
+}
+static inline int xrma_core_call_name_wait(struct xrma_core_ctx *ctx, uint32_t node, uint64_t *seen,
+					   int timeout_ms)
+{
+	return XRMA_PROV_CALL(ctx, name_wait, node, seen, timeout_ms);
+}
+static inline void xrma_core_call_name_changed(struct xrma_core_ctx *ctx)
+{
+	XRMA_PROV_CALL_VOID(ctx, name_changed);
+}
 static inline int xrma_core_call_name_lookup(struct xrma_core_ctx *ctx, uint32_t node, enum xrma_ns ns,
 					     uint64_t id, struct xrma_prov_addr *owner)
 {

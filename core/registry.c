@@ -65,6 +65,8 @@ bool xrma_provider_ops_valid(const struct xrma_provider *prov)
 		return false;
 	if (!!o->rmem_errors != !!(caps & XRMA_CAP_RSEG_ERRORS))
 		return false;
+	if (!!o->name_wait != !!o->name_changed)
+		return false;
 	/* Each posting op builds on the one before: rma_post, then rma_poll, then rma_polling. */
 	if ((o->rma_poll && !o->rma_post) || (o->rma_polling && !o->rma_poll))
 		return false;

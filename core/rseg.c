@@ -13,6 +13,7 @@
 #include "core/control.h"
 #include "core/ctx.h"
 #include "core/prov_call.h"
+#include "core/name_wait.h"
 
 /* Bound on waiting for the owner to acknowledge a release. */
 #define RSEG_RELEASE_TIMEOUT_MS 1000
@@ -197,21 +198,29 @@ int xrma_rseg_open(struct xrma_ctx *handle, uint32_t node, uint64_t id, uint32_t
 {
 	const uint32_t remote_bits = XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE;
 	const struct rseg_target t = { .node = node, .id = id };
+	struct xrma_core_name_wait wait;
 	struct xrma_core_ctx *ctx;
 	int ret;
 
 	if (!out)
 		return -XRMA_EINVAL;
 	*out = NULL;
-	if (!access || (access & ~remote_bits) || flags || id == XRMA_ID_ANY)
+	if (!access || (access & ~remote_bits) || (flags & ~(XRMA_OPEN_CLUSTER | XRMA_OPEN_WAIT)) ||
+	    id == XRMA_ID_ANY)
 		return -XRMA_EINVAL;
 	ret = xrma_core_ctx_acquire(handle, &ctx);
 	if (ret)
 		return ret;
-	if (node > ctx->caps.max_node_id)
-		ret = -XRMA_EINVAL;
-	else
-		ret = rseg_open(ctx, &t, access, timeout_ms, out);
+	if (node > ctx->caps.max_node_id) {
+		/* Outside every cluster: for an open that asks about the cluster, no such node. */
+		ret = flags ? -XRMA_ENODEV : -XRMA_EINVAL;
+	} else {
+		/* One deadline for the whole open, however often the node's names change. */
+		xrma_core_name_wait_begin(&wait, ctx, node, flags, timeout_ms);
+		do
+			ret = rseg_open(ctx, &t, access, xrma_core_name_wait_left(&wait), out);
+		while (ret && xrma_core_name_wait_again(&wait, &ret));
+	}
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }

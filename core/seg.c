@@ -13,6 +13,7 @@
 #include "core/control.h"
 #include "core/ctx.h"
 #include "core/prov_call.h"
+#include "core/name_wait.h"
 
 /* Default range for XRMA_ID_ANY: high ids, clear of the small ones programs pick. */
 #define SEG_ID_ANY_MIN 0x40000000ull
@@ -254,6 +255,9 @@ int xrma_seg_export(struct xrma_seg *handle, uint32_t flags)
 	if (!ret)
 		seg->exported = true;
 	xrma_unlock(&seg->lock);
+	/* Importers waiting for the segment to appear (XRMA_OPEN_WAIT) look again. */
+	if (!ret)
+		xrma_core_names_changed(ctx);
 out_put:
 	xrma_handle_put(&seg->obj);
 	return ret;

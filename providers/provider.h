@@ -111,6 +111,26 @@ struct xrma_provider_ops {
 	/* XRMA_ENODEV no such node, XRMA_ENOENT nobody holds the id. */
 	int (*name_lookup)(void *state, uint32_t node, enum xrma_ns ns, uint64_t id,
 			   struct xrma_prov_addr *owner);
+	/*
+	 * Optional, no capability bit: wait for node's names to change (a name
+	 * bound or released, an endpoint of the node opened or gone, an export
+	 * made), so that a look-up that failed may be repeated. *seen is the
+	 * provider's token of what the caller has seen: 0 asks for the current
+	 * one without waiting; otherwise return at once if the token differs,
+	 * else block up to timeout_ms (< 0: no limit) for a change, and store
+	 * the new token. 0 (maybe early: the caller looks again), XRMA_ETIMEDOUT.
+	 * Without it the core never waits for a name to appear.
+	 */
+	int (*name_wait)(void *state, uint32_t node, uint64_t *seen, int timeout_ms);
+	/* With name_wait: wake the waiters for this node's names, because an
+	 * object under one of them became usable (a segment exported). */
+	void (*name_changed)(void *state);
+	/*
+	 * Optional, no capability bit: whether node is an id of the provider's
+	 * model (say SCI's multiples of 4), up or not. Without it every id up
+	 * to caps->max_node_id is.
+	 */
+	bool (*node_legal)(void *state, uint32_t node);
 
 	/* Reliable, ordered per destination; len <= caps->ctrl_msg_max. */
 	int (*ctrl_send)(void *state, const struct xrma_prov_addr *dst, const void *msg, size_t len);

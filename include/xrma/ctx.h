@@ -19,6 +19,10 @@ struct xrma_ctx;
 
 #define XRMA_NODE_ANY UINT32_MAX   /* take the node id from XRMA_NODE_ID / config */
 
+/* Longest fabric name, in bytes: names become part of the host fabric's file
+ * names, hashed when long, so the limit is about configuration, not files. */
+#define XRMA_FABRIC_MAX 255
+
 struct xrma_ctx_attr {
 	const char *provider;   /* NULL: XRMA_PROVIDER, then config, then default */
 	const char *fabric;     /* NULL: XRMA_FABRIC, then config, then "default" */
@@ -28,7 +32,7 @@ struct xrma_ctx_attr {
 
 struct xrma_ctx_info {
 	char provider[XRMA_NAME_MAX];
-	char fabric[XRMA_NAME_MAX];
+	char fabric[XRMA_FABRIC_MAX + 1];
 	uint32_t node_id;
 	struct xrma_caps caps;
 };

@@ -74,6 +74,9 @@ struct xrma_config_entry {
 };
 XRMA_API int xrma_config_get(int index, struct xrma_config_entry *entry);
 
+/* The entry of key as xrma_config_get names it ("sisci.remove_connected"); XRMA_ENOENT if none. */
+XRMA_API int xrma_config_find(const char *key, struct xrma_config_entry *entry);
+
 XRMA_END_DECLS
 
 #endif

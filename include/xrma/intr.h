@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <xrma/api.h>
+#include <xrma/node.h>
 
 XRMA_BEGIN_DECLS
 
@@ -53,6 +54,14 @@ XRMA_API int xrma_intr_number(struct xrma_intr *intr, uint64_t *number);
  */
 XRMA_API int xrma_rintr_open(struct xrma_ctx *ctx, uint32_t node, uint64_t number, int timeout_ms,
 			     struct xrma_rintr **rintr);
+
+/*
+ * The same, with flags: XRMA_OPEN_CLUSTER and XRMA_OPEN_WAIT (xrma/node.h), so
+ * that a node of the cluster not up yet is one without the interrupt, and the
+ * open may wait up to timeout_ms for it to be created. XRMA_EINVAL for other bits.
+ */
+XRMA_API int xrma_rintr_open_flags(struct xrma_ctx *ctx, uint32_t node, uint64_t number,
+				   uint32_t flags, int timeout_ms, struct xrma_rintr **rintr);
 XRMA_API int xrma_rintr_close(struct xrma_rintr *rintr);
 
 /*

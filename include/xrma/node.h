@@ -15,6 +15,30 @@ XRMA_BEGIN_DECLS
 
 struct xrma_ctx;
 
+/*
+ * Flags of the opens that name another node's object (xrma_rseg_open,
+ * xrma_rintr_open_flags). The cluster is the node file's ids ([xrma] nodes)
+ * when one is configured, else every id the provider's model allows.
+ * XRMA_OPEN_CLUSTER: a node of the cluster that is not up is a node without
+ * the object (XRMA_ENOENT); XRMA_ENODEV is left for ids outside the cluster.
+ * XRMA_OPEN_WAIT: as XRMA_OPEN_CLUSTER, and wait up to the open's timeout for
+ * the object to appear (be created and, for a segment, exported), woken by
+ * the provider when the node's names change (never a sleep loop); where the
+ * provider cannot wait for names, the open answers at once.
+ */
+#define XRMA_OPEN_CLUSTER (1u << 0)
+#define XRMA_OPEN_WAIT    (1u << 1)
+
+/*
+ * Map a host name to its node id through the node file ([xrma] nodes,
+ * XRMA_NODES; docs/config.md): the line whose host is name (ignoring case),
+ * else the one line whose host starts with "name.". No context is needed.
+ * Errors: XRMA_EINVAL (NULL or empty name), XRMA_ENOENT (no node file, or no
+ * such host in it), XRMA_ECONFIG (the configuration or the file is bad;
+ * xrma_error_detail() says where).
+ */
+XRMA_API int xrma_node_by_name(const char *name, uint32_t *node_id);
+
 /* The local node id. */
 XRMA_API int xrma_node_self(struct xrma_ctx *ctx, uint32_t *node_id);
 

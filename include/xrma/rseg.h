@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <xrma/api.h>
 #include <xrma/event.h>
+#include <xrma/node.h>
 
 XRMA_BEGIN_DECLS
 
@@ -27,8 +28,10 @@ enum xrma_rseg_state {
 
 /*
  * Import segment id of node. access: the XRMA_ACCESS_REMOTE_* rights wanted.
- * Errors: XRMA_EINVAL, XRMA_ENODEV (no such node), XRMA_ENOENT (no such
- * segment), XRMA_ENOTAVAIL (not exported), XRMA_EACCES (rights not granted or
+ * flags: XRMA_OPEN_CLUSTER, XRMA_OPEN_WAIT (xrma/node.h: a node of the cluster
+ * not up yet is one without the segment; wait up to timeout_ms for the
+ * segment to be exported). Errors: XRMA_EINVAL, XRMA_ENODEV (no such node),
+ * XRMA_ENOENT (no such segment), XRMA_ENOTAVAIL (not exported), XRMA_EACCES (rights not granted or
  * the owner refuses our credentials), XRMA_ECONNREFUSED (caps.max_importers
  * other nodes import the segment already), XRMA_ETIMEDOUT, XRMA_EHOSTUNREACH.
  */

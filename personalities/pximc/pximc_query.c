@@ -99,7 +99,7 @@ tPXIMC_Status xrma_pximc_query_interface(struct xrma_pximc *px, uint32_t interfa
 {
 	struct xrma_pximc_hello hello = { 0 };
 	struct xrma_ctx_info info;
-	char text[96];
+	char text[XRMA_FABRIC_MAX + 64];
 	uint32_t node;
 
 	if (xrma_pximc_iface_node(px, interface_id, &node))

@@ -118,7 +118,7 @@ int xrma_sisci_connect_timeout(unsigned int timeout);
 /* One core context per node this process acts as; shared by descriptors. */
 struct xrma_sisci_node {
 	struct xrma_sisci_node *next;   /* under the node list lock */
-	char key[160];                  /* provider/fabric/node environment when opened */
+	char key[XRMA_NAME_MAX + XRMA_FABRIC_MAX + 32];  /* provider/fabric/node environment when opened */
 	struct xrma_ctx *ctx;
 	uint32_t node_id;
 	struct xrma_caps caps;

@@ -458,15 +458,19 @@ void SCIGetLocalNodeId(unsigned int adapterNo, unsigned int *nodeId, unsigned in
 }
 
 /*
- * Adapter names are host names in Dolphin's tools; here a name is a node id in
- * decimal ("4") or "node4", which is what our configuration calls nodes.
+ * Adapter names are host names in Dolphin's tools: a host of the node file
+ * ([xrma] nodes, xrma_node_by_name) names its node. Without a file, or for a
+ * name the file lacks, a node id in decimal ("4") or "node4" still works.
+ * A bad configuration is SCI_ERR_NOT_INITIALIZED, as at SCIOpen.
  */
 void SCIGetNodeIdByAdapterName(char *adapterName, dis_nodeId_list_t *nodeIdList,
 			       dis_virt_adapter_t *type, unsigned int flags, sci_error_t *error)
 {
 	const char *digits;
-	char *end;
+	char *end = NULL;
 	unsigned long id;
+	uint32_t named = 0;
+	int ret;
 	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
 
 	if (err == SCI_ERR_OK && (!adapterName || !nodeIdList))
@@ -475,10 +479,15 @@ void SCIGetNodeIdByAdapterName(char *adapterName, dis_nodeId_list_t *nodeIdList,
 		xrma_sisci_set(error, err);
 		return;
 	}
-	digits = strncmp(adapterName, "node", 4) ? adapterName : adapterName + 4;
-	id = strtoul(digits, &end, 10);
 	memset(*nodeIdList, 0, sizeof(*nodeIdList));
-	if (end == digits || *end || id == 0 || id > 0xffffffffu) {
+	ret = xrma_node_by_name(adapterName, &named);
+	if (ret == -XRMA_ECONFIG) {
+		xrma_sisci_set(error, SCI_ERR_NOT_INITIALIZED);
+		return;
+	}
+	digits = strncmp(adapterName, "node", 4) ? adapterName : adapterName + 4;
+	id = ret ? strtoul(digits, &end, 10) : named;
+	if (ret && (end == digits || *end || id == 0 || id > 0xffffffffu)) {
 		xrma_sisci_set(error, SCI_ERR_NO_SUCH_NODEID);
 		return;
 	}

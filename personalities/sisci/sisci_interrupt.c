@@ -187,7 +187,9 @@ static void connect_intr(sci_desc_t sd, void **out, unsigned int nodeId, unsigne
 	}
 	i->desc = d;
 	i->data = data;
-	ret = xrma_rintr_open(node->ctx, nodeId, number, xrma_sisci_connect_timeout(timeout), &i->rintr);
+	/* As for segments: a node not started yet has no such interrupt yet; wait for it. */
+	ret = xrma_rintr_open_flags(node->ctx, nodeId, number, timeout ? XRMA_OPEN_WAIT : XRMA_OPEN_CLUSTER,
+				    xrma_sisci_connect_timeout(timeout), &i->rintr);
 	err = intr_publish(i, XRMA_SISCI_RINTR, xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_INTERRUPT), out);
 	xrma_sisci_obj_put(&d->obj);
 	xrma_sisci_set(error, err);

@@ -5,7 +5,11 @@
  * or no handle; SCI_FLAG_ASYNCHRONOUS_CONNECT returns a valid handle at once
  * and a thread connects, then reports SCI_CB_CONNECT (or SCI_CB_LOST with the
  * failure as status: the spec has no "connect failed" reason). The core's
- * events (disconnect request, lost, link down/up) follow. SCIDisconnectSegment
+ * events (disconnect request, lost, link down/up) follow. A node of the cluster
+ * that has not started yet is a node without the segment; with a timeout the
+ * connect waits that long for the segment to appear (the core's
+ * XRMA_OPEN_WAIT), as Dolphin's does for programs started one after the
+ * other. SCIDisconnectSegment
  * leaves from every state. SCIConnectSCISpace imports a window of a node's
  * SCI space by its 64-bit address (xrma_rseg_open_bus): no handshake, no
  * events at the owner, the same remote segment otherwise. SCI_FLAG_BROADCAST
@@ -97,7 +101,8 @@ static int rseg_import(struct xrma_sisci_rseg *r)
 		ret = xrma_rseg_open_bus(r->node->ctx, r->node_id, r->bus, r->size, RSEG_ACCESS, 0,
 					 xrma_sisci_connect_timeout(r->timeout), &rseg);
 	else
-		ret = xrma_rseg_open(r->node->ctx, r->node_id, r->id, RSEG_ACCESS, 0,
+		ret = xrma_rseg_open(r->node->ctx, r->node_id, r->id, RSEG_ACCESS,
+				     r->timeout ? XRMA_OPEN_WAIT : XRMA_OPEN_CLUSTER,
 				     xrma_sisci_connect_timeout(r->timeout), &rseg);
 	/* r is published already, so the owner's first events find it. Link
 	 * events reach a raw window too: its sequences need them. */

@@ -3,7 +3,9 @@
  * personalities/sisci/sisci_segment.c: local segments and their state machine
  * (spec §2.3, digest §5.1): created (memory allocated, or EMPTY until
  * SCIRegisterSegmentMemory) -> prepared -> available <-> unavailable, removed
- * only without maps, DMA entries or importers (SCI_ERR_BUSY). Ids are the
+ * only without maps or DMA entries (SCI_ERR_BUSY); importers still connected
+ * are cut off, or make it SCI_ERR_BUSY under [sisci] remove_connected = busy
+ * (the 1999 rule). Ids are the
  * core's per-node segment ids; an EMPTY segment holds its id with a one-page
  * placeholder until its memory is registered. Events from importers come from
  * the core's callback and go to the SISCI callback or the wait queue.
@@ -11,6 +13,7 @@
 #include "personalities/sisci/sisci.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* SCI_FLAG_AUTO_ID: ids the core picks, in its default range (docs/core.md). */
 #define CREATE_FLAGS                                                                            \
@@ -193,9 +196,32 @@ void SCIRegisterSegmentMemory(void *address, size_t size, sci_local_segment_t se
 	xrma_sisci_set(error, err);
 }
 
+/*
+ * What SCIRemoveSegment does with importers that are still connected:
+ * [sisci] remove_connected = disconnect (Dolphin's library: cut them off and
+ * remove) or busy (the 1999 specification: SCI_ERR_BUSY). Read at each call,
+ * so a program's environment decides. Another value: SCI_ERR_NOT_INITIALIZED,
+ * as a bad setting is at SCIOpen.
+ */
+static sci_error_t remove_rule(bool *cut_off)
+{
+	struct xrma_config_entry entry;
+
+	if (xrma_config_find("sisci.remove_connected", &entry))
+		return SCI_ERR_NOT_INITIALIZED;
+	if (!strcmp(entry.value, "disconnect"))
+		*cut_off = true;
+	else if (!strcmp(entry.value, "busy"))
+		*cut_off = false;
+	else
+		return SCI_ERR_NOT_INITIALIZED;
+	return SCI_ERR_OK;
+}
+
 void SCIRemoveSegment(sci_local_segment_t segment, unsigned int flags, sci_error_t *error)
 {
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
+	bool cut_off = false;
 	sci_error_t err;
 	int ret = 0;
 
@@ -204,11 +230,24 @@ void SCIRemoveSegment(sci_local_segment_t segment, unsigned int flags, sci_error
 		return;
 	}
 	err = xrma_sisci_flags(flags, 0, 0);
+	if (err == SCI_ERR_OK)
+		err = remove_rule(&cut_off);
 	pthread_mutex_lock(&l->lock);
 	if (err == SCI_ERR_OK && (l->maps || l->dma_users))
 		err = SCI_ERR_BUSY;
-	/* The core refuses while importers remain (including ones asked to leave). */
-	if (err == SCI_ERR_OK && l->seg)
+	/*
+	 * Importers still connected (mapped or not: their maps are theirs) are
+	 * asked to leave and cut off, in that order, so they see SCI_CB_DISCONNECT
+	 * then SCI_CB_LOST; under the 1999 rule the core refuses while any remain.
+	 */
+	if (err == SCI_ERR_OK && l->seg && cut_off && !(l->flags & SCI_FLAG_PRIVATE)) {
+		ret = xrma_seg_unexport(l->seg, XRMA_UNEXPORT_NOTIFY);
+		if (!ret)
+			ret = xrma_seg_unexport(l->seg, XRMA_UNEXPORT_FORCE);
+		if (!ret)
+			l->available = false;
+	}
+	if (err == SCI_ERR_OK && !ret && l->seg)
 		ret = xrma_seg_close(l->seg);
 	if (err == SCI_ERR_OK && !ret && l->reserve)
 		ret = xrma_seg_close(l->reserve);

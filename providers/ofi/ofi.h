@@ -358,7 +358,7 @@ uint64_t ofi_now_ns(void);
 uint64_t ofi_coarse_ns(void);
 
 /* ofi_nodes.c */
-int ofi_nodes_load(struct ofi_ep *ep, const char *path);
+int ofi_nodes_load(struct ofi_ep *ep, const char *path, const char *key);
 struct ofi_peer *ofi_peer_find(struct ofi_ep *ep, uint32_t node);
 /* The peer's libfabric address, inserted into the AV on first use (under ep->lock). */
 int ofi_peer_addr_locked(struct ofi_ep *ep, struct ofi_peer *peer, fi_addr_t *addr);

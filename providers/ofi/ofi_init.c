@@ -157,10 +157,14 @@ static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, con
 		return -XRMA_ECONFIG;
 	}
 	ep->serve_ns = ms * 1000000ull;
+	/* The cluster's node file, unless ofi is given one of its own. */
 	*nodes = xrma_config_value(cfg, XRMA_CONFIG_OFI_NODES);
+	if (!*nodes || !**nodes)
+		*nodes = xrma_config_value(cfg, XRMA_CONFIG_NODES);
 	*iface = xrma_config_value(cfg, XRMA_CONFIG_OFI_IFACE);
 	if (!*nodes || !**nodes) {
-		ofi_detail("ofi: no node file: set ofi.nodes (XRMA_OFI_NODES) to a file of 'id host[:port]' lines");
+		ofi_detail("ofi: no node file: set xrma.nodes (XRMA_NODES) or ofi.nodes (XRMA_OFI_NODES) "
+			   "to a file of 'id host[:port]' lines");
 		return -XRMA_ECONFIG;
 	}
 	return 0;
@@ -483,7 +487,8 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	}
 	if ((ret = ofi_read_config(ep, args->config, &nodes, &iface, &transfer_eps)))
 		goto err_free;
-	if ((ret = ofi_nodes_load(ep, nodes)))
+	if ((ret = ofi_nodes_load(ep, nodes, nodes == xrma_config_value(args->config, XRMA_CONFIG_OFI_NODES)
+					  ? "ofi.nodes" : "xrma.nodes")))
 		goto err_free;
 	me = ofi_peer_find(ep, args->node_id);
 	if (!me) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * providers/ofi/ofi_nodes.c: the node file (one line per node: "id host[:port]",
- * '#' starts a comment; an IPv6 host is written in brackets) and the libfabric
+ * providers/ofi/ofi_nodes.c: the peers of the node file (parsed by the core,
+ * common/node_list.c: "id host[:port]" per line) and the libfabric
  * address of each peer, resolved on first use with fi_getinfo and inserted
  * into the address vector; the address of a peer's target endpoint is its
  * control address with the port its keys name. docs/config.md documents the
@@ -16,117 +16,35 @@
 #include <string.h>
 #include <rdma/fi_domain.h>
 #include <xrma/errors.h>
+#include "common/node_list.h"
 
-#define OFI_NODES_MAX 65536
-
-static int parse_line(char *line, struct ofi_peer *peer)
+int ofi_nodes_load(struct ofi_ep *ep, const char *path, const char *key)
 {
-	char *p = line, *end, *host, *colon;
-	unsigned long id;
+	struct xrma_node_list list;
+	int ret;
 
-	errno = 0;
-	id = strtoul(p, &end, 0);
-	if (end == p || errno || id > 65535 || !isspace((unsigned char)*end))
-		return -1;
-	p = end;
-	while (isspace((unsigned char)*p))
-		p++;
-	host = p;
-	while (*p && !isspace((unsigned char)*p))
-		p++;
-	if (p == host)
-		return -1;
-	*p++ = '\0';
-	while (isspace((unsigned char)*p))
-		p++;
-	if (*p)
-		return -1;   /* trailing words */
-	peer->node = (uint32_t)id;
-	snprintf(peer->port, sizeof(peer->port), "%s", OFI_DEFAULT_PORT);
-	if (*host == '[') {          /* [v6]:port */
-		char *close = strchr(host, ']');
-
-		if (!close)
-			return -1;
-		*close = '\0';
-		colon = close[1] == ':' ? close + 1 : NULL;
-		if (close[1] && !colon)
-			return -1;
-		host++;
-	} else {
-		colon = strchr(host, ':');
-		if (colon && strchr(colon + 1, ':'))
-			return -1;   /* bare IPv6: needs brackets */
+	/* One format for the whole library: the core parses, ofi keeps what it resolves. */
+	ret = xrma_node_list_load(path, key, &list);
+	if (ret)
+		return ret;
+	ep->peers = calloc(list.count ? list.count : 1, sizeof(*ep->peers));
+	if (!ep->peers) {
+		xrma_node_list_free(&list);
+		return -XRMA_ENOMEM;
 	}
-	if (colon) {
-		unsigned long port;
+	for (size_t i = 0; i < list.count; i++) {
+		struct ofi_peer *peer = &ep->peers[i];
+		const struct xrma_node_entry *e = &list.entries[i];
 
-		*colon = '\0';
-		errno = 0;
-		port = strtoul(colon + 1, &end, 10);
-		if (end == colon + 1 || *end || errno || port == 0 || port > 65535)
-			return -1;
-		snprintf(peer->port, sizeof(peer->port), "%lu", port);
+		peer->node = e->node;
+		snprintf(peer->host, sizeof(peer->host), "%s", e->host);
+		snprintf(peer->port, sizeof(peer->port), "%s", e->port[0] ? e->port : OFI_DEFAULT_PORT);
+		peer->addr = FI_ADDR_NOTAVAIL;
+		peer->rma_addr = FI_ADDR_NOTAVAIL;
 	}
-	if (!*host || strlen(host) >= sizeof(peer->host))
-		return -1;
-	snprintf(peer->host, sizeof(peer->host), "%s", host);
-	peer->addr = FI_ADDR_NOTAVAIL;
-	peer->rma_addr = FI_ADDR_NOTAVAIL;
+	ep->peer_count = list.count;
+	xrma_node_list_free(&list);
 	return 0;
-}
-
-int ofi_nodes_load(struct ofi_ep *ep, const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char line[512];
-	size_t cap = 0;
-	int lineno = 0, ret = 0;
-
-	if (!f) {
-		ofi_detail("ofi: cannot read the node file %s: %s", path, strerror(errno));
-		return -XRMA_ECONFIG;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *hash, *p = line;
-		struct ofi_peer peer = { 0 };
-		size_t end = strcspn(line, "\n");
-
-		lineno++;
-		/* A blank ends the id and host words the same way on every line. */
-		if (end + 1 < sizeof(line)) {
-			line[end] = ' ';
-			line[end + 1] = '\0';
-		}
-		hash = strchr(line, '#');
-		if (hash) {
-			hash[0] = ' ';
-			hash[1] = '\0';
-		}
-		while (isspace((unsigned char)*p))
-			p++;
-		if (!*p)
-			continue;
-		if (parse_line(p, &peer) || ofi_peer_find(ep, peer.node)) {
-			ofi_detail("ofi: node file %s:%d: expected a new 'id host[:port]' (id 0..65535)",
-				   path, lineno);
-			ret = -XRMA_ECONFIG;
-			break;
-		}
-		if (ep->peer_count == cap) {
-			struct ofi_peer *grown;
-
-			cap = cap ? cap * 2 : 16;
-			if (cap > OFI_NODES_MAX || !(grown = realloc(ep->peers, cap * sizeof(*grown)))) {
-				ret = -XRMA_ENOMEM;
-				break;
-			}
-			ep->peers = grown;
-		}
-		ep->peers[ep->peer_count++] = peer;
-	}
-	fclose(f);
-	return ret;
 }
 
 struct ofi_peer *ofi_peer_find(struct ofi_ep *ep, uint32_t node)

@@ -47,6 +47,24 @@ static const struct xrma_caps pxp_caps = {
 
 /* The process's PXImc system is taken by one context at a time; opening marks the thread
  * that is inside open, so a vendor that would run on pximc itself is refused, not deadlocked. */
+/*
+ * The fabric's name as the hello message carries it (a fixed field): itself
+ * when it fits, else '~' and a hash of it (fabric names start with no '~' in
+ * practice, and a clash only lets two fabrics' hellos meet, as before).
+ */
+static void pxp_fabric_token(const char *fabric, char *out, size_t len)
+{
+	uint64_t hash = 1469598103934665603ull;
+
+	if (strlen(fabric) < len) {
+		snprintf(out, len, "%s", fabric);
+		return;
+	}
+	for (const char *c = fabric; *c; c++)
+		hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+	snprintf(out, len, "~%016llx", (unsigned long long)hash);
+}
+
 static pthread_mutex_t pxp_process_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool pxp_process_taken;   /* under pxp_process_lock */
 static pid_t pxp_process_owner;  /* under pxp_process_lock: the process that took it */
@@ -238,7 +256,7 @@ static int pxp_open(const struct xrma_prov_open_args *args, void **state, struct
 	p->self.node = args->node_id;
 	/* Endpoint numbers tell a restarted process from its predecessor. */
 	p->self.ep = (uint32_t)getpid() ^ (uint32_t)time(NULL) << 16;
-	snprintf(p->fabric, sizeof(p->fabric), "%s", args->fabric);
+	pxp_fabric_token(args->fabric, p->fabric, sizeof(p->fabric));
 	p->upcalls = *args->upcalls;
 	p->core = args->core;
 	p->next_uid = 0x58500000u | (p->self.ep & 0xfff) << 8;

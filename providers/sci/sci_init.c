@@ -165,6 +165,13 @@ static int sci_node_probe(void *state, uint32_t node, int timeout_ms)
 	return hostfab_node_probe(state, node, timeout_ms);
 }
 
+/* SCI's node ids: multiples of 4 (sci.h), whether the node is up or not. */
+static bool sci_node_legal(void *state, uint32_t node)
+{
+	(void)state;
+	return sci_node_valid(node);
+}
+
 static int sci_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id,
 			   struct xrma_prov_addr *owner)
 {
@@ -186,6 +193,9 @@ static const struct xrma_provider_ops sci_ops = {
 	.name_bind = hostfab_name_bind,
 	.name_unbind = hostfab_name_unbind,
 	.name_lookup = sci_name_lookup,
+	.name_wait = hostfab_name_wait,
+	.name_changed = hostfab_name_changed,
+	.node_legal = sci_node_legal,
 	.ctrl_send = hostfab_ctrl_send,
 	.mem_alloc = hostfab_mem_alloc,
 	.mem_free = hostfab_mem_free,

@@ -74,7 +74,7 @@ struct hostfab_model {
 
 /* ---------------------------------------------------------------- directory */
 
-#define HOSTFAB_DIR_MAGIC   0x78726d6164697232ull   /* "xrmadir2" */
+#define HOSTFAB_DIR_MAGIC   0x78726d6164697233ull   /* "xrmadir3" */
 
 enum hostfab_slot_state { HOSTFAB_SLOT_FREE = 0, HOSTFAB_SLOT_LIVE = 1 };
 
@@ -129,6 +129,10 @@ struct hostfab_dir {
 	_Atomic uint64_t db_pending;
 	_Atomic uint32_t db_futex;
 	_Atomic uint32_t db_sleepers;
+	/* bumped after every change of names, slots or exports and before the file is
+	 * unlinked, so a waiter for a name (hostfab_name_wait) sleeps on it */
+	_Atomic uint32_t names_futex;
+	_Atomic uint32_t names_sleepers;
 	_Atomic uint32_t spad[HOSTFAB_SPAD_MAX];
 	struct hostfab_dir_slot slots[HOSTFAB_EP_MAX];
 	struct hostfab_dir_export exports[HOSTFAB_EXPORT_MAX];
@@ -339,6 +343,10 @@ bool hostfab_dir_ep_uid(struct hostfab_dirmap *map, uint32_t epno, uint32_t *uid
 
 int hostfab_name_bind(void *state, enum xrma_ns ns, uint64_t *id, uint64_t min, uint64_t max);
 int hostfab_name_unbind(void *state, enum xrma_ns ns, uint64_t id);
+/* Wait for node's directory to change (provider.h, name_wait). */
+int hostfab_name_wait(void *state, uint32_t node, uint64_t *seen, int timeout_ms);
+/* Wake the waiters for this node's names: an object became usable (provider.h). */
+void hostfab_name_changed(void *state);
 int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id,
 			struct xrma_prov_addr *owner);
 

@@ -21,10 +21,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -266,6 +268,8 @@ void hostfab_dir_write_begin(struct hostfab_dir *dir)
 void hostfab_dir_write_end(struct hostfab_dir *dir)
 {
 	atomic_fetch_add_explicit(&dir->seq, 1, memory_order_release);
+	/* A system call only when someone waits for a name (hostfab_name_wait). */
+	xrma_futex_bump(&dir->names_futex, &dir->names_sleepers);
 }
 
 uint32_t hostfab_dir_read_begin(const struct hostfab_dirmap *map)
@@ -374,8 +378,11 @@ static void dir_reclaim_or_unlink_locked(struct hostfab_ep *ep, struct hostfab_d
 					 const char *path)
 {
 	hostfab_dir_reclaim_locked(ep, map);
-	if (dir_empty_locked(map->dir) && !dir_unlinked(map))
+	if (dir_empty_locked(map->dir) && !dir_unlinked(map)) {
 		unlink(path);
+		/* Waiters for the node's names look again, and find the file gone. */
+		xrma_futex_bump(&map->dir->names_futex, &map->dir->names_sleepers);
+	}
 }
 
 int hostfab_dir_join(struct hostfab_ep *ep)
@@ -763,6 +770,102 @@ int hostfab_name_lookup(void *state, uint32_t node, enum xrma_ns ns, uint64_t id
 	}
 	hostfab_dir_put(ep, map);
 	return ret;
+}
+
+/*
+ * Waiting for a node's names. The token is the directory file's inode (plus 2;
+ * 1 means no file) in the high half and its names futex in the low half: a
+ * file replaced by a new one is a change even when the counts match.
+ */
+#define NAME_TOKEN_NO_FILE 1ull
+
+/* Block until node's file exists or the deadline passes: inotify on the runtime directory. */
+static int dir_wait_created(struct hostfab_ep *ep, uint32_t node, const struct xrma_deadline *d)
+{
+	char path[PATH_MAX], events[4096];
+	int fd, ret = 0;
+
+	dir_path(ep, node, path, sizeof(path));
+	fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	if (fd < 0)
+		return -XRMA_EIO;
+	if (inotify_add_watch(fd, ep->dirpath, IN_CREATE | IN_MOVED_TO) < 0) {
+		close(fd);
+		return -XRMA_EIO;
+	}
+	/* Checked after the watch is in place, so a creation in between is not missed. */
+	while (access(path, F_OK) != 0) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		int ms = xrma_deadline_remaining_ms(d);
+
+		if (xrma_deadline_passed(d)) {
+			ret = -XRMA_ETIMEDOUT;
+			break;
+		}
+		if (poll(&pfd, 1, ms) < 0 && errno != EINTR) {
+			ret = -XRMA_EIO;
+			break;
+		}
+		/* Other files of the directory wake us too; the loop looks again. */
+		while (read(fd, events, sizeof(events)) > 0)
+			;
+	}
+	close(fd);
+	return ret;
+}
+
+int hostfab_name_wait(void *state, uint32_t node, uint64_t *seen, int timeout_ms)
+{
+	struct hostfab_ep *ep = state;
+	struct xrma_deadline d;
+
+	if (!ep || !seen)
+		return -XRMA_EINVAL;
+	xrma_deadline_set(&d, timeout_ms);
+	for (;;) {
+		struct hostfab_dirmap *map;
+		struct stat st;
+		uint32_t word;
+		uint64_t now;
+		int ret = hostfab_dir_peer(ep, node, &map);
+
+		if (ret == -XRMA_EACCES)
+			return ret;
+		if (ret) {
+			if (*seen != NAME_TOKEN_NO_FILE) {
+				*seen = NAME_TOKEN_NO_FILE;
+				return 0;
+			}
+			ret = dir_wait_created(ep, node, &d);
+			if (ret)
+				return ret;
+			continue;
+		}
+		word = atomic_load_explicit(&map->dir->names_futex, memory_order_acquire);
+		now = fstat(map->fd, &st) ? 0 : ((uint64_t)(st.st_ino & 0x3fffffff) + 2) << 32;
+		now |= word;
+		if (*seen != now) {
+			hostfab_dir_put(ep, map);
+			*seen = now;
+			return 0;
+		}
+		/* A node starting up binds its names within microseconds of each other. */
+		for (int spins = 0; spins < XRMA_SPIN_LIMIT &&
+		     atomic_load_explicit(&map->dir->names_futex, memory_order_acquire) == word; spins++)
+			xrma_cpu_relax();
+		ret = xrma_futex_sleep(&map->dir->names_futex, word, &map->dir->names_sleepers, &d);
+		hostfab_dir_put(ep, map);
+		if (ret)
+			return ret;
+	}
+}
+
+void hostfab_name_changed(void *state)
+{
+	struct hostfab_ep *ep = state;
+
+	if (ep && ep->own)
+		xrma_futex_bump(&ep->own->dir->names_futex, &ep->own->dir->names_sleepers);
 }
 
 /* ---- exports and window space ---- */

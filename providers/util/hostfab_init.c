@@ -31,7 +31,8 @@ void hostfab_detail(const char *fmt, ...)
 }
 
 /* Fabric names become part of file and socket names: keep [A-Za-z0-9_-], escape
- * the rest, and hash names that would grow too long. */
+ * the rest, and hash names that would grow too long (up to XRMA_FABRIC_MAX
+ * bytes; '~' is always escaped, so no plain name looks like a hashed one). */
 static void fabric_token(const char *fabric, char *out, size_t len)
 {
 	size_t o = 0;
@@ -49,7 +50,7 @@ static void fabric_token(const char *fabric, char *out, size_t len)
 	}
 	out[o] = '\0';
 	if (o > 48 || strlen(fabric) * 3 + 1 > len)
-		snprintf(out, len, "h%016llx", (unsigned long long)h);
+		snprintf(out, len, "~h%016llx", (unsigned long long)h);
 }
 
 static int parse_uid(const char *v, uint32_t *uid)
