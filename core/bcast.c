@@ -25,7 +25,7 @@
 #include "core/dmaq.h"
 #include "core/handle.h"
 #include "common/lock.h"
-#include "core/peer_shared.h"
+#include "common/peer_shared.h"
 #include "core/rseg.h"
 
 /*
