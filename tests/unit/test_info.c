@@ -60,7 +60,8 @@ static void test_info_provider_get_lists_loopback_with_caps(void **state)
 	memset(&info, 0, sizeof(info));
 	assert_true(find_provider("loopback", &info) >= 0);
 	assert_int_equal(info.caps.flags,
-			 XRMA_CAP_MAP | XRMA_CAP_ATOMIC | XRMA_CAP_REGISTER | XRMA_CAP_LOCAL_VIRTUAL);
+			 XRMA_CAP_MAP | XRMA_CAP_BROADCAST | XRMA_CAP_ATOMIC | XRMA_CAP_REGISTER |
+				 XRMA_CAP_LOCAL_VIRTUAL);
 	assert_int_equal(info.caps.page_size, 4096);
 	assert_int_equal(info.caps.max_node_id, 65535);
 	assert_int_equal(info.caps.max_importers, 0); /* any number of importers */
