@@ -214,6 +214,9 @@ void SCIRegisterSegmentMemory(void *address, size_t size, sci_local_segment_t se
  * the same bytes. Without an ioaddress, address is memory the CPU reaches,
  * given as SCIRegisterSegmentMemory would.
  */
+/* The node answers itself through its service thread: no wait should come near this. */
+#define ATTACH_TIMEOUT_MS 10000
+
 static sci_error_t attach_bus(struct xrma_sisci_lseg *l, uint64_t bus, size_t size)
 {
 	const uint32_t access = XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE;
@@ -235,7 +238,7 @@ static sci_error_t attach_bus(struct xrma_sisci_lseg *l, uint64_t bus, size_t si
 	if (size > l->max_size)
 		return SCI_ERR_OUT_OF_RANGE;
 	ret = xrma_rseg_open_bus(l->node->ctx, l->node->node_id, bus, size, access, 0,
-				 xrma_sisci_timeout(SCI_INFINITE_TIMEOUT), &rseg);
+				 ATTACH_TIMEOUT_MS, &rseg);
 	if (!ret)
 		ret = xrma_rseg_map(rseg, 0, size, XRMA_MAP_READ | XRMA_MAP_WRITE, &addr);
 	if (ret == -XRMA_ENOENT) {
