@@ -8,8 +8,10 @@
 #define XRMA_COMMON_DETAIL_H
 
 #include <stdarg.h>
+#include <xrma/api.h>
 
 void xrma_detail_vset(const char *fmt, va_list ap);
-void xrma_detail_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Exported so that the faces' libraries can explain their own refusals too. */
+XRMA_API void xrma_detail_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

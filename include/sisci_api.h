@@ -65,6 +65,8 @@ extern "C" {
 #define SCI_FLAG_FLUSH_CPU_BUFFERS_ONLY 0x20000000u  /* SCIFlush, SCIStoreBarrier */
 #define SCI_FLAG_LOCK_OPERATION         0x40000000u
 #define SCI_FLAG_CONDITIONAL_INTERRUPT  0x80000000u  /* SCITriggerInterrupt */
+/* SCIAttachPhysicalMemory: the address is CUDA device memory (Dolphin's value). */
+#define SCI_FLAG_CUDA_BUFFER            0x00002000u
 /* Map hints: the mapping is plain memory here, so they change nothing. */
 #define SCI_FLAG_READ_PREFETCH_AGGR_HOLD_MAP     0x00040000u
 #define SCI_FLAG_READ_PREFETCH_NO_HOLD_MAP       0x00080000u
@@ -76,9 +78,16 @@ extern "C" {
 #define SCI_FLAG_NO_MEMORY_LOOPBACK_MAP          0x10000000u
 
 /* ---- SCIQuery ---- */
-#define SCI_Q_VENDORID 1u
-#define SCI_Q_API      2u
-#define SCI_Q_ADAPTER  3u
+#define SCI_Q_VENDORID 1u         /* sci_query_string_t */
+#define SCI_Q_API      2u         /* sci_query_string_t */
+#define SCI_Q_ADAPTER  3u         /* sci_query_adapter_t */
+/* Extensions (values our choice): the bus addresses of segments. */
+#define SCI_Q_LOCAL_SEGMENT  5u   /* sci_query_local_segment_t */
+#define SCI_Q_REMOTE_SEGMENT 6u   /* sci_query_remote_segment_t */
+
+#define SCI_Q_LOCAL_SEGMENT_IOADDR    1u  /* bus address a device uses to reach the segment */
+#define SCI_Q_LOCAL_SEGMENT_PHYS_ADDR 2u  /* physical address (the bus address: no IOMMU here) */
+#define SCI_Q_REMOTE_SEGMENT_IOADDR   1u  /* bus address of the remote segment's window */
 
 #define SCI_Q_ADAPTER_NODEID                   1u
 #define SCI_Q_ADAPTER_DMA_SIZE_ALIGNMENT       2u
@@ -104,6 +113,8 @@ extern "C" {
 #define SCI_Q_ADAPTER_PCI_FUNCTION             29u
 #define SCI_Q_ADAPTER_PCI_VENDOR_ID            30u  /* PCI ids; 0xffffffff for the host */
 #define SCI_Q_ADAPTER_PCI_DEVICE_ID            31u
+/* Dolphin's: the adapter's PCI bus, device and function, an unsigned short (bus << 8 | devfn). */
+#define SCI_Q_ADAPTER_BDF                      32u
 
 /* ---- General (spec §2.2) ---- */
 SISCI_API void SCIOpen(OUT sci_desc_t *sd, IN unsigned int flags, OUT sci_error_t *error);
@@ -121,6 +132,11 @@ SISCI_API void SCICreateSegment(IN sci_desc_t sd, OUT sci_local_segment_t *segme
 SISCI_API void SCIRegisterSegmentMemory(IN void *address, IN size_t size,
 					IN sci_local_segment_t segment, IN unsigned int flags,
 					OUT sci_error_t *error);
+/* Extension: give an empty segment memory named by bus address (or CPU address). */
+SISCI_API void SCIAttachPhysicalMemory(IN sci_ioaddr_t ioaddress, IN void *address,
+				       IN unsigned int busNo, IN size_t size,
+				       IN sci_local_segment_t segment, IN unsigned int flags,
+				       OUT sci_error_t *error);
 SISCI_API void SCIRemoveSegment(IN sci_local_segment_t segment, IN unsigned int flags,
 				OUT sci_error_t *error);
 SISCI_API void SCIPrepareSegment(IN sci_local_segment_t segment, IN unsigned int localAdapterNo,
@@ -252,6 +268,18 @@ SISCI_API void SCIStartDmaTransferVec(IN sci_dma_queue_t dq, IN sci_local_segmen
 SISCI_API void SCIMemCpy(IN sci_sequence_t sequence, IN void *memAddr, IN sci_map_t remoteMap,
 			 IN size_t remoteOffset, IN size_t size, IN unsigned int flags,
 			 OUT sci_error_t *error);
+/*
+ * Extension: choose the routine SCIMemCpy and SCIMemCopy copy with, by number
+ * (SCI_MEMCOPY_*; others select the default), for the whole process.
+ */
+#define SCI_MEMCOPY_DEFAULT 0u  /* the C library's memcpy */
+#define SCI_MEMCOPY_BYTES   1u  /* one byte per store */
+#define SCI_MEMCOPY_WORD16  2u  /* 16-bit stores where aligned */
+#define SCI_MEMCOPY_WORD32  3u  /* 32-bit stores where aligned */
+#define SCI_MEMCOPY_WORD64  4u  /* 64-bit stores where aligned */
+#define SCI_MEMCOPY_BLOCK64 5u  /* 64-byte blocks of 64-bit stores, each block then fenced */
+SISCI_API void SetSciMemCopyFunction(IN unsigned int function);
+SISCI_API unsigned int GetSciMemCopyFunction(void);
 SISCI_API void SCIMemWrite(IN void *memAddr, OUT volatile void *remoteAddr, IN size_t size,
 			   IN unsigned int flags, OUT sci_error_t *error);
 SISCI_API void SCIFlush(IN sci_sequence_t sequence, IN unsigned int flags);

@@ -3,8 +3,9 @@
  * include/sisci_error.h: sci_error_t, the SISCI error codes (spec §2.1.4,
  * §4.1). Values are the ones Dolphin publishes (bit 30 set on every error,
  * SCI_ERR_OK = 0), so programs that print or compare raw codes keep working.
- * The two interrupt-number errors have no published value; ours follow the
- * published block (docs/sisci.md).
+ * Codes without a published value (the two interrupt-number errors, and some
+ * of Dolphin's later codes) carry values of our own, distinct from every
+ * other code; docs/sisci.md lists which.
  */
 #ifndef SISCI_ERROR_H
 #define SISCI_ERROR_H
@@ -48,15 +49,30 @@ typedef enum {
 	SCI_ERR_OVERFLOW = (0x91F | SCI_ERR_MASK),
 	SCI_ERR_NOT_INITIALIZED = (0x920 | SCI_ERR_MASK),
 	SCI_ERR_ACCESS = (0x921 | SCI_ERR_MASK),
+	/* Dolphin additions, in the order of Dolphin's list after SCI_ERR_ACCESS. */
+	SCI_ERR_NOT_SUPPORTED = (0x922 | SCI_ERR_MASK),
+	SCI_ERR_DEPRECATED = (0x923 | SCI_ERR_MASK),
 	/* Named by the 1999 specification; no published value (our choice). */
-	SCI_ERR_INTNO_USED = (0x922 | SCI_ERR_MASK),
-	SCI_ERR_NO_SUCH_INTNO = (0x923 | SCI_ERR_MASK),
+	SCI_ERR_INTNO_USED = (0x940 | SCI_ERR_MASK),
+	SCI_ERR_NO_SUCH_INTNO = (0x941 | SCI_ERR_MASK),
 
 	SCI_ERR_NO_SUCH_NODEID = (0xA00 | SCI_ERR_MASK),
 	SCI_ERR_NODE_NOT_RESPONDING = (0xA02 | SCI_ERR_MASK),
 	SCI_ERR_NO_REMOTE_LINK_ACCESS = (0xA04 | SCI_ERR_MASK),
 	SCI_ERR_NO_LINK_ACCESS = (0xA05 | SCI_ERR_MASK),
-	SCI_ERR_TRANSFER_FAILED = (0xA06 | SCI_ERR_MASK)
+	SCI_ERR_TRANSFER_FAILED = (0xA06 | SCI_ERR_MASK),
+
+	/*
+	 * Dolphin's operating-system block. Programs built against Dolphin's
+	 * header show SCI_ERR_EWOULD_BLOCK and SCI_ERR_REMOTE_BUSY as one value
+	 * there (0xB00); the other values are our choice (docs/sisci.md).
+	 */
+	SCI_ERR_EWOULD_BLOCK = (0xB00 | SCI_ERR_MASK),
+	SCI_ERR_SEMAPHORE_COUNT_EXCEEDED = (0xB01 | SCI_ERR_MASK),
+	SCI_ERR_IRQL_ILLEGAL = (0xB02 | SCI_ERR_MASK),
+	SCI_ERR_REMOTE_BUSY = (0xB00 | SCI_ERR_MASK),
+	SCI_ERR_LOCAL_BUSY = (0xB03 | SCI_ERR_MASK),
+	SCI_ERR_ALL_BUSY = (0xB04 | SCI_ERR_MASK)
 } sci_error_t;
 
 #endif

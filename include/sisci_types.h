@@ -2,8 +2,9 @@
 /*
  * include/sisci_types.h: the SISCI types (spec §2.1.2, §2.5, §2.6): opaque
  * handles, sci_address_t, the enums, the callback types and the query
- * structures, plus the types of Dolphin's later additions that real programs
- * use (data interrupts, DMA vectors, adapter-name lookups).
+ * structures (typedef names as Dolphin spells them), plus the types of
+ * Dolphin's later additions that real programs use (data interrupts, DMA
+ * vectors, adapter-name lookups, bus addresses, broadcast group ids).
  *
  * Callback types: the 1999 specification gives callbacks returning int with
  * fewer arguments; SISCI API 2.0 returns sci_callback_action_t (an int here)
@@ -111,16 +112,47 @@ typedef sci_callback_action_t (*sci_cb_data_interrupt_t)
 #pragma GCC diagnostic pop
 #endif
 
-struct sci_query_string {
+/* A bus (I/O) address as a device on the adapter's bus uses it: 64 bits. */
+typedef unsigned long long sci_ioaddr_t;
+
+/* SCIQuery's argument for each major command (SCI_Q_* in sisci_api.h). */
+typedef struct sci_query_string {
 	char *str;
 	unsigned int length;
-};
+} sci_query_string_t;
 
-struct sci_query_adapter {
+typedef struct sci_query_adapter {
 	unsigned int localAdapterNo;
 	unsigned int subcommand;
 	void *data;
-};
+	unsigned int portNo;            /* Dolphin's link port; one port here, ignored */
+} sci_query_adapter_t;
+
+typedef struct sci_query_local_segment {
+	sci_local_segment_t segment;
+	unsigned int subcommand;
+	union {
+		sci_ioaddr_t ioaddr;
+	} data;
+} sci_query_local_segment_t;
+
+typedef struct sci_query_remote_segment {
+	sci_remote_segment_t segment;
+	unsigned int subcommand;
+	union {
+		sci_ioaddr_t ioaddr;
+	} data;
+} sci_query_remote_segment_t;
+
+/*
+ * Remote node ids that name a broadcast group instead of one node
+ * (SCIConnectSegment with SCI_FLAG_BROADCAST). Dolphin publishes 252 for the
+ * group of all nodes; the numbered groups below it are our choice.
+ */
+#define DIS_BROADCAST_NODEID_GROUP_ALL 252u
+#define DIS_BROADCAST_NODEID_GROUP_1   251u
+#define DIS_BROADCAST_NODEID_GROUP_2   250u
+#define DIS_BROADCAST_NODEID_GROUP_3   249u
 
 /* One element of SCIStartDmaTransferVec. */
 #define DIS_DMA_MAX_VECLEN 256
@@ -134,14 +166,6 @@ typedef struct {
 /* SCIGetNodeIdByAdapterName: node ids found, 0-terminated. */
 #define DIS_MAX_NODEIDS 8
 typedef unsigned int dis_nodeId_list_t[DIS_MAX_NODEIDS];
-
-/*
- * The node id that names every node's broadcast segment of an id at once
- * (SCIConnectSegment with SCI_FLAG_BROADCAST): Dolphin's value.
- */
-#ifndef DIS_BROADCAST_NODEID_GROUP_ALL
-#define DIS_BROADCAST_NODEID_GROUP_ALL 252
-#endif
 
 typedef enum {
 	DIS_VIRT_ADAPTER_UNKNOWN = 0,

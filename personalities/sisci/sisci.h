@@ -221,6 +221,10 @@ struct xrma_sisci_lseg {
 	sci_cb_local_segment_t cb;
 	void *cb_arg;
 	struct xrma_sisci_evq events;
+	/* SCIAttachPhysicalMemory by bus address: the import that reaches it; under lock. */
+	struct xrma_rseg *attach_rseg;
+	void *attach_addr;              /* its mapping, the segment's memory */
+	uint64_t attach_bus;
 };
 
 enum xrma_sisci_connect_state {
@@ -268,6 +272,10 @@ bool xrma_sisci_rseg_checkpoint(struct xrma_sisci_rseg *r);
 /* Hold / release a segment for a DMA queue entry (SCIRemoveSegment / Disconnect say BUSY). */
 void xrma_sisci_lseg_use(struct xrma_sisci_lseg *l, int delta);
 void xrma_sisci_rseg_use(struct xrma_sisci_rseg *r, int delta);
+
+/* SCIQuery's segment commands (sisci_query.c). */
+sci_error_t xrma_sisci_query_local_segment(sci_query_local_segment_t *q);
+sci_error_t xrma_sisci_query_remote_segment(sci_query_remote_segment_t *q);
 
 /* ------------------------------------------------------------ maps */
 

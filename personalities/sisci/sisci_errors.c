@@ -141,6 +141,8 @@ static const struct {
 	{ SCI_ERR_OVERFLOW, "overflow" },
 	{ SCI_ERR_NOT_INITIALIZED, "not initialized" },
 	{ SCI_ERR_ACCESS, "access denied" },
+	{ SCI_ERR_NOT_SUPPORTED, "not supported by this provider" },
+	{ SCI_ERR_DEPRECATED, "deprecated function or flag" },
 	{ SCI_ERR_INTNO_USED, "interrupt number already used" },
 	{ SCI_ERR_NO_SUCH_INTNO, "no such interrupt number" },
 	{ SCI_ERR_NO_SUCH_NODEID, "no such node" },
@@ -148,6 +150,12 @@ static const struct {
 	{ SCI_ERR_NO_REMOTE_LINK_ACCESS, "no remote link access" },
 	{ SCI_ERR_NO_LINK_ACCESS, "no link access" },
 	{ SCI_ERR_TRANSFER_FAILED, "transfer failed" },
+	/* One value for two names in Dolphin's header (sisci_error.h): one text for both. */
+	{ SCI_ERR_EWOULD_BLOCK, "operation would block, or the remote node is busy" },
+	{ SCI_ERR_SEMAPHORE_COUNT_EXCEEDED, "semaphore count exceeded" },
+	{ SCI_ERR_IRQL_ILLEGAL, "illegal interrupt request level" },
+	{ SCI_ERR_LOCAL_BUSY, "the local node is busy" },
+	{ SCI_ERR_ALL_BUSY, "all nodes are busy" },
 };
 
 const char *SCIGetErrorString(sci_error_t error)

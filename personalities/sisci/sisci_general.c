@@ -10,6 +10,7 @@
  * act as several nodes. SCIInitialize is optional (the 1999 API has none).
  */
 #include "personalities/sisci/sisci.h"
+#include "core/detail.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -364,6 +365,23 @@ static bool query_topology(struct xrma_ctx *ctx, unsigned int sub, unsigned int 
 	return true;
 }
 
+/*
+ * The adapter's PCI location as Dolphin packs it: bus << 8 | device << 3 |
+ * function, in an unsigned short (what programs pass). The host is no PCI
+ * device: NOT_SUPPORTED, as on a Dolphin system without the query.
+ */
+static sci_error_t query_bdf(struct xrma_ctx *ctx, unsigned short *out)
+{
+	struct xrma_adapter_info a;
+
+	if (xrma_ctx_adapter(ctx, &a) || a.kind == XRMA_ADAPTER_HOST) {
+		xrma_detail_set("SCIQuery: the adapter is the host, which has no PCI address");
+		return SCI_ERR_NOT_SUPPORTED;
+	}
+	*out = (unsigned short)(a.pci_bus << 8 | (a.pci_dev & 0x1f) << 3 | (a.pci_func & 0x7));
+	return SCI_ERR_OK;
+}
+
 static unsigned int clamp_uint(size_t v)
 {
 	return v > 0xffffffffu ? 0xffffffffu : (unsigned int)v;
@@ -416,6 +434,9 @@ static sci_error_t query_adapter(struct sci_query_adapter *q)
 	case SCI_Q_ADAPTER_MAX_NODES:
 		*out = node->caps.max_nodes;
 		break;
+	case SCI_Q_ADAPTER_BDF:
+		err = query_bdf(node->ctx, q->data);
+		break;
 	default:
 		if (!query_topology(node->ctx, q->subcommand, out))
 			err = SCI_ERR_ILLEGAL_QUERY;
@@ -439,6 +460,12 @@ void SCIQuery(unsigned int command, void *data, unsigned int flags, sci_error_t 
 		case SCI_Q_ADAPTER:
 			err = query_adapter(data);
 			break;
+		case SCI_Q_LOCAL_SEGMENT:
+			err = xrma_sisci_query_local_segment(data);
+			break;
+		case SCI_Q_REMOTE_SEGMENT:
+			err = xrma_sisci_query_remote_segment(data);
+			break;
 		default:
 			err = SCI_ERR_ILLEGAL_QUERY;
 		}
@@ -449,7 +476,9 @@ void SCIQuery(unsigned int command, void *data, unsigned int flags, sci_error_t 
 void SCIGetLocalNodeId(unsigned int adapterNo, unsigned int *nodeId, unsigned int flags,
 		       sci_error_t *error)
 {
-	struct sci_query_adapter q = { adapterNo, SCI_Q_ADAPTER_NODEID, nodeId };
+	struct sci_query_adapter q = {
+		.localAdapterNo = adapterNo, .subcommand = SCI_Q_ADAPTER_NODEID, .data = nodeId
+	};
 	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
 
 	if (err == SCI_ERR_OK)

@@ -215,6 +215,124 @@ void SCIUnmapSegment(sci_map_t map, unsigned int flags, sci_error_t *error)
 	xrma_sisci_set(error, err);
 }
 
+/* ------------------------------------------------------------ copy routines */
+
+/*
+ * The routines SetSciMemCopyFunction chooses among. Each copies with stores of
+ * one width where both ends are aligned to it and bytes elsewhere; a program
+ * picks the width its target memory or device wants. Volatile stores keep the
+ * compiler from merging them into wider ones.
+ */
+static void store_word(volatile unsigned char *d, const unsigned char *s, size_t width)
+{
+	uint64_t v64;
+	uint32_t v32;
+	uint16_t v16;
+
+	switch (width) {
+	case 2:
+		memcpy(&v16, s, 2);
+		*(volatile uint16_t *)(volatile void *)d = v16;
+		break;
+	case 4:
+		memcpy(&v32, s, 4);
+		*(volatile uint32_t *)(volatile void *)d = v32;
+		break;
+	default:
+		memcpy(&v64, s, 8);
+		*(volatile uint64_t *)(volatile void *)d = v64;
+	}
+}
+
+static void copy_width(void *dst, const void *src, size_t size, size_t width)
+{
+	volatile unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	/* Bytes until the destination is aligned; words only if the source is then too. */
+	while (size && (uintptr_t)d % width) {
+		*d++ = *s++;
+		size--;
+	}
+	if ((uintptr_t)s % width == 0)
+		for (; size >= width; size -= width, d += width, s += width)
+			store_word(d, s, width);
+	while (size--)
+		*d++ = *s++;
+}
+
+static void copy_word16(void *dst, const void *src, size_t size)
+{
+	copy_width(dst, src, size, 2);
+}
+
+static void copy_word32(void *dst, const void *src, size_t size)
+{
+	copy_width(dst, src, size, 4);
+}
+
+static void copy_word64(void *dst, const void *src, size_t size)
+{
+	copy_width(dst, src, size, 8);
+}
+
+static void copy_default(void *dst, const void *src, size_t size)
+{
+	memcpy(dst, src, size);
+}
+
+static void copy_bytes(void *dst, const void *src, size_t size)
+{
+	volatile unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	while (size--)
+		*d++ = *s++;
+}
+
+/* 64-byte blocks (a cache line, a typical adapter's write-combining buffer), each fenced. */
+static void copy_block64(void *dst, const void *src, size_t size)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	while (size) {
+		size_t n = size < 64 ? size : 64;
+
+		copy_word64(d, s, n);
+		xrma_sisci_barrier();
+		d += n;
+		s += n;
+		size -= n;
+	}
+}
+
+static void (*const copy_routines[])(void *dst, const void *src, size_t size) = {
+	[SCI_MEMCOPY_DEFAULT] = copy_default, [SCI_MEMCOPY_BYTES] = copy_bytes,
+	[SCI_MEMCOPY_WORD16] = copy_word16,   [SCI_MEMCOPY_WORD32] = copy_word32,
+	[SCI_MEMCOPY_WORD64] = copy_word64,   [SCI_MEMCOPY_BLOCK64] = copy_block64,
+};
+
+/* The routine in use, process-wide as in Dolphin's library; atomic. */
+static unsigned int copy_routine = SCI_MEMCOPY_DEFAULT;
+
+void SetSciMemCopyFunction(unsigned int function)
+{
+	if (function >= sizeof(copy_routines) / sizeof(copy_routines[0]))
+		function = SCI_MEMCOPY_DEFAULT;
+	__atomic_store_n(&copy_routine, function, __ATOMIC_RELAXED);
+}
+
+unsigned int GetSciMemCopyFunction(void)
+{
+	return __atomic_load_n(&copy_routine, __ATOMIC_RELAXED);
+}
+
+static void copy_chosen(void *dst, const void *src, size_t size)
+{
+	copy_routines[__atomic_load_n(&copy_routine, __ATOMIC_RELAXED)](dst, src, size);
+}
+
 /*
  * The PIO copy shared by SCIMemCopy and SCIMemCpy: check, copy, and with
  * ERROR_CHECK make the stores visible and ask the core whether the peer is
@@ -237,10 +355,11 @@ static sci_error_t pio_copy(void *mem, sci_map_t map, size_t offset, size_t size
 	if (err == SCI_ERR_OK && m->readonly && !(flags & SCI_FLAG_BLOCK_READ))
 		err = SCI_ERR_ILLEGAL_OPERATION;
 	if (err == SCI_ERR_OK) {
+		/* The chosen routine does the stores; reads from a map are plain copies. */
 		if (flags & SCI_FLAG_BLOCK_READ)
 			memcpy(mem, (char *)m->addr + offset, size);
 		else
-			memcpy((char *)m->addr + offset, mem, size);
+			copy_chosen((char *)m->addr + offset, mem, size);
 		xrma_sisci_barrier();
 		if (!(flags & SCI_FLAG_BLOCK_READ) && xrma_sisci_map_push(m) != SCI_ERR_OK &&
 		    (flags & SCI_FLAG_ERROR_CHECK))

@@ -2,8 +2,8 @@
 /*
  * personalities/sisci/sisci_segment.c: local segments and their state machine
  * (spec §2.3, digest §5.1): created (memory allocated, or EMPTY until
- * SCIRegisterSegmentMemory) -> prepared -> available <-> unavailable, removed
- * only without maps or DMA entries (SCI_ERR_BUSY); importers still connected
+ * SCIRegisterSegmentMemory or SCIAttachPhysicalMemory) -> prepared -> available <-> unavailable,
+ * removed only without maps or DMA entries (SCI_ERR_BUSY); importers still connected
  * are cut off, or make it SCI_ERR_BUSY under [sisci] remove_connected = busy
  * (the 1999 rule). Ids are the
  * core's per-node segment ids; an EMPTY segment holds its id with a one-page
@@ -11,14 +11,19 @@
  * the core's callback and go to the SISCI callback or the wait queue.
  */
 #include "personalities/sisci/sisci.h"
+#include "core/detail.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* SCI_FLAG_AUTO_ID: ids the core picks, in its default range (docs/core.md). */
+/*
+ * SCI_FLAG_AUTO_ID: ids the core picks, in its default range (docs/core.md).
+ * SCI_FLAG_DMA_GLOBAL asks for a segment any DMA engine may reach: every
+ * segment is one here, so it is accepted and changes nothing (docs/sisci.md).
+ */
 #define CREATE_FLAGS                                                                            \
 	(SCI_FLAG_USE_CALLBACK | SCI_FLAG_EMPTY | SCI_FLAG_PRIVATE | SCI_FLAG_AUTO_ID |           \
-	 SCI_FLAG_DMA_SOURCE_ONLY | SCI_FLAG_BROADCAST | SCI_FLAG_SHARED)
+	 SCI_FLAG_DMA_SOURCE_ONLY | SCI_FLAG_BROADCAST | SCI_FLAG_SHARED | SCI_FLAG_DMA_GLOBAL)
 
 static void lseg_destroy(struct xrma_sisci_obj *obj)
 {
@@ -146,29 +151,26 @@ out:
 	xrma_sisci_set(error, err);
 }
 
-void SCIRegisterSegmentMemory(void *address, size_t size, sci_local_segment_t segment,
-			      unsigned int flags, sci_error_t *error)
+/*
+ * Give EMPTY segment l the memory [address, address+size): the checks and the
+ * id handover SCIRegisterSegmentMemory and SCIAttachPhysicalMemory share.
+ * Called with l->lock held.
+ */
+static sci_error_t lseg_give_memory(struct xrma_sisci_lseg *l, void *address, size_t size)
 {
-	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
 	struct xrma_seg *seg = NULL;
-	sci_error_t err;
+	sci_error_t err = SCI_ERR_OK;
 	int ret = 0;
 
-	if (!l) {
-		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
-		return;
-	}
-	err = xrma_sisci_flags(flags, SCI_FLAG_LOCK_USER_MEM, 0);
-	pthread_mutex_lock(&l->lock);
-	if (err == SCI_ERR_OK && (!(l->flags & SCI_FLAG_EMPTY) || l->seg))
-		err = SCI_ERR_ILLEGAL_OPERATION; /* not EMPTY, or registered already */
-	else if (err == SCI_ERR_OK && !address)
+	if (!(l->flags & SCI_FLAG_EMPTY) || l->seg)
+		err = SCI_ERR_ILLEGAL_OPERATION; /* not EMPTY, or given memory already */
+	else if (!address)
 		err = SCI_ERR_ILLEGAL_ADDRESS;
-	else if (err == SCI_ERR_OK && !size)
+	else if (!size)
 		err = SCI_ERR_SIZE_ALIGNMENT;
-	else if (err == SCI_ERR_OK && size > l->max_size)
+	else if (size > l->max_size)
 		err = SCI_ERR_OUT_OF_RANGE;
-	else if (err == SCI_ERR_OK && !(l->node->caps.flags & XRMA_CAP_REGISTER))
+	else if (!(l->node->caps.flags & XRMA_CAP_REGISTER))
 		err = SCI_ERR_NOT_IMPLEMENTED;
 	if (err == SCI_ERR_OK) {
 		/* Hand the id over from the placeholder; restore it if the swap fails. */
@@ -191,7 +193,109 @@ void SCIRegisterSegmentMemory(void *address, size_t size, sci_local_segment_t se
 		l->size = size;
 		(void)xrma_seg_set_callback(seg, lseg_on_event, l->obj.handle);
 	}
+	return err;
+}
+
+void SCIRegisterSegmentMemory(void *address, size_t size, sci_local_segment_t segment,
+			      unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
+	sci_error_t err;
+
+	if (!l) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return;
+	}
+	err = xrma_sisci_flags(flags, SCI_FLAG_LOCK_USER_MEM, 0);
+	pthread_mutex_lock(&l->lock);
+	if (err == SCI_ERR_OK)
+		err = lseg_give_memory(l, address, size);
 	pthread_mutex_unlock(&l->lock);
+	xrma_sisci_obj_put(&l->obj);
+	xrma_sisci_set(error, err);
+}
+
+/*
+ * Device memory named by bus address is memory some segment of this node
+ * exports at that address (as PXImc's physical windows): it is imported from
+ * the node itself and its mapping becomes the segment's memory, so both name
+ * the same bytes. Without an ioaddress, address is memory the CPU reaches,
+ * given as SCIRegisterSegmentMemory would.
+ */
+/* The node answers itself through its service thread: no wait should come near this. */
+#define ATTACH_TIMEOUT_MS 10000
+
+static sci_error_t attach_bus(struct xrma_sisci_lseg *l, uint64_t bus, size_t size)
+{
+	const uint32_t access = XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE;
+	const uint64_t need = XRMA_CAP_BUS_ADDR | XRMA_CAP_BUS_IMPORT | XRMA_CAP_MAP;
+	struct xrma_rseg *rseg = NULL;
+	void *addr = NULL;
+	sci_error_t err;
+	int ret;
+
+	if ((l->node->caps.flags & need) != need) {
+		xrma_detail_set("SCIAttachPhysicalMemory: this provider models no bus addresses "
+				"(ntb and sci do)");
+		return SCI_ERR_NOT_SUPPORTED;
+	}
+	if (!(l->flags & SCI_FLAG_EMPTY) || l->seg)
+		return SCI_ERR_ILLEGAL_OPERATION;
+	if (!size)
+		return SCI_ERR_SIZE_ALIGNMENT;
+	if (size > l->max_size)
+		return SCI_ERR_OUT_OF_RANGE;
+	ret = xrma_rseg_open_bus(l->node->ctx, l->node->node_id, bus, size, access, 0,
+				 ATTACH_TIMEOUT_MS, &rseg);
+	if (!ret)
+		ret = xrma_rseg_map(rseg, 0, size, XRMA_MAP_READ | XRMA_MAP_WRITE, &addr);
+	if (ret == -XRMA_ENOENT) {
+		xrma_detail_set("SCIAttachPhysicalMemory: no memory of this node is at bus address "
+				"0x%llx", (unsigned long long)bus);
+		err = SCI_ERR_ILLEGAL_ADDRESS;
+	} else {
+		err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
+	}
+	if (err == SCI_ERR_OK)
+		err = lseg_give_memory(l, addr, size);
+	if (err == SCI_ERR_OK) {
+		l->attach_rseg = rseg;
+		l->attach_addr = addr;
+		l->attach_bus = bus;
+	} else if (rseg) {
+		if (addr)
+			(void)xrma_rseg_unmap(rseg, addr);
+		(void)xrma_rseg_close(rseg);
+	}
+	return err;
+}
+
+void SCIAttachPhysicalMemory(sci_ioaddr_t ioaddress, void *address, unsigned int busNo, size_t size,
+			     sci_local_segment_t segment, unsigned int flags, sci_error_t *error)
+{
+	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
+	sci_error_t err;
+
+	if (!l) {
+		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
+		return;
+	}
+	err = xrma_sisci_flags(flags, SCI_FLAG_CUDA_BUFFER, 0);
+	if (err == SCI_ERR_OK && (flags & SCI_FLAG_CUDA_BUFFER)) {
+		xrma_detail_set("SCIAttachPhysicalMemory: GPU memory (SCI_FLAG_CUDA_BUFFER) is not "
+				"supported yet; attach host memory instead");
+		err = SCI_ERR_NOT_SUPPORTED;
+	}
+	/* One I/O bus per node here: bus 0. */
+	if (err == SCI_ERR_OK && busNo != 0)
+		err = SCI_ERR_ILLEGAL_PARAMETER;
+	if (err == SCI_ERR_OK && !ioaddress && !address)
+		err = SCI_ERR_ILLEGAL_ADDRESS;
+	if (err == SCI_ERR_OK) {
+		pthread_mutex_lock(&l->lock);
+		err = ioaddress ? attach_bus(l, ioaddress, size) : lseg_give_memory(l, address, size);
+		pthread_mutex_unlock(&l->lock);
+	}
 	xrma_sisci_obj_put(&l->obj);
 	xrma_sisci_set(error, err);
 }
@@ -253,6 +357,12 @@ void SCIRemoveSegment(sci_local_segment_t segment, unsigned int flags, sci_error
 		ret = xrma_seg_close(l->reserve);
 	if (ret)
 		err = xrma_sisci_error(ret, XRMA_SISCI_DOMAIN_SEGMENT);
+	/* Memory attached by bus address: let go of the import that reached it. */
+	if (err == SCI_ERR_OK && l->attach_rseg) {
+		(void)xrma_rseg_unmap(l->attach_rseg, l->attach_addr);
+		(void)xrma_rseg_close(l->attach_rseg);
+		l->attach_rseg = NULL;
+	}
 	if (err == SCI_ERR_OK) {
 		l->seg = l->reserve = NULL;
 		if (xrma_sisci_obj_kill(&l->obj)) {
@@ -290,7 +400,8 @@ void SCIPrepareSegment(sci_local_segment_t segment, unsigned int localAdapterNo,
 		xrma_sisci_set(error, SCI_ERR_ILLEGAL_PARAMETER);
 		return;
 	}
-	err = adapter_check(l, localAdapterNo, flags, 0);
+	/* SCI_FLAG_DMA_SOURCE_ONLY: memory is always fully prepared here, so it changes nothing. */
+	err = adapter_check(l, localAdapterNo, flags, SCI_FLAG_DMA_SOURCE_ONLY);
 	if (err == SCI_ERR_OK) {
 		/* Memory is always pinned and shareable here: preparing is bookkeeping, idempotent. */
 		pthread_mutex_lock(&l->lock);

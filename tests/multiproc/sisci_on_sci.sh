@@ -7,7 +7,8 @@
 
 builddir=${XRMA_TEST_BUILDDIR:-.}
 status=0
-for t in test_sisci_segment test_sisci_transfer test_sisci_multiproc test_sisci_broadcast; do
+for t in test_sisci_segment test_sisci_transfer test_sisci_multiproc test_sisci_broadcast \
+	test_sisci_dolphin; do
 	prog=$builddir/tests/conformance/sisci/$t
 	[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
 	echo "# $t on sci"

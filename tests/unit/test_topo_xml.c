@@ -170,7 +170,7 @@ static void test_topo_xml_threads_bound_near_ntb(void **state)
 static unsigned int sisci_adapter_query(unsigned int sub)
 {
 	unsigned int value = 0xdeadbeefu;
-	struct sci_query_adapter q = { 0, sub, &value };
+	struct sci_query_adapter q = { .localAdapterNo = 0, .subcommand = sub, .data = &value };
 	sci_error_t err;
 
 	SCIQuery(SCI_Q_ADAPTER, &q, 0, &err);

@@ -81,7 +81,7 @@ static void test_query_commands(void **state)
 	char buf[64], tiny[2];
 	struct sci_query_string s = { buf, sizeof(buf) }, small = { tiny, sizeof(tiny) };
 	unsigned int value = 0;
-	struct sci_query_adapter q = { 0, SCI_Q_ADAPTER_NODEID, &value };
+	struct sci_query_adapter q = { .subcommand = SCI_Q_ADAPTER_NODEID, .data = &value };
 	unsigned int subs[] = { SCI_Q_ADAPTER_DMA_SIZE_ALIGNMENT, SCI_Q_ADAPTER_DMA_OFFSET_ALIGNMENT,
 				SCI_Q_ADAPTER_DMA_MTU, SCI_Q_ADAPTER_SUGGESTED_MIN_DMA_SIZE,
 				SCI_Q_ADAPTER_SUGGESTED_MIN_BLOCK_SIZE, SCI_Q_ADAPTER_CPU_COUNT,
@@ -128,7 +128,7 @@ static void test_query_adapter_topology_matches_core(void **state)
 {
 	struct xrma_adapter_info a;
 	unsigned int value = 0;
-	struct sci_query_adapter q = { 0, SCI_Q_ADAPTER_CARD_TYPE, &value };
+	struct sci_query_adapter q = { .subcommand = SCI_Q_ADAPTER_CARD_TYPE, .data = &value };
 	bool pci;
 	sci_error_t err;
 
@@ -784,7 +784,8 @@ static void test_second_adapter_from_environment(void **state)
 	SCIGetLocalNodeId(1, &id, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
 	assert_int_equal(id, sisci_node(5));
-	q = (struct sci_query_adapter){ 2, SCI_Q_ADAPTER_CONFIGURED, &configured };
+	q = (struct sci_query_adapter){ .localAdapterNo = 2, .subcommand = SCI_Q_ADAPTER_CONFIGURED,
+				       .data = &configured };
 	SCIQuery(SCI_Q_ADAPTER, &q, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
 	assert_int_equal(configured, 0);
