@@ -207,7 +207,7 @@ static int conn_send_ctrl(struct xrma_core_ctx *ctx, const struct xrma_prov_addr
 {
 	struct xrma_wire_msg msg = { .type = (uint16_t)type, .arg = { a0, a1 } };
 
-	return xrma_control_send(ctx, dst, &msg);
+	return xrma_core_control_send(ctx, dst, &msg);
 }
 
 static void conn_reply_request(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
@@ -216,7 +216,7 @@ static void conn_reply_request(struct xrma_core_ctx *ctx, const struct xrma_prov
 	/* arg[3] marks the reply as a connect's, for xrma_core_conn_on_late_reply. */
 	const uint64_t arg[4] = { 0, 0, 0, XRMA_WIRE_CONN_REQUEST };
 
-	xrma_control_reply(ctx, dst, req, status, arg, NULL, 0);
+	xrma_core_control_reply(ctx, dst, req, status, arg, NULL, 0);
 }
 
 static void conn_refuse_all(struct xrma_core_ctx *ctx, struct conn_req *reqs)
@@ -399,7 +399,7 @@ int xrma_conn_close(struct xrma_conn *handle)
 	xrma_unlock(&conn->lock);
 	/* A connect waiting for the listener's answer (which may never come) gives up. */
 	if (state == XRMA_CONN_CONNECTING)
-		xrma_control_wake(ctx);
+		xrma_core_control_wake(ctx);
 
 	xrma_lock(&ctx->lock);
 	if (conn->id) {
@@ -639,7 +639,8 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 	if (ret)
 		goto out_put;
 
-	ret = xrma_control_call_cancelable(ctx, &owner, &msg, &reply, timeout_ms, &conn->closing);
+	ret = xrma_core_control_call_cancelable(ctx, &owner, &msg, &reply, timeout_ms,
+						&conn->closing);
 	if (!ret)
 		XRMA_KILL_POINT("core.conn.connect.after_reply");
 	if (!ret && (!reply.arg[0] || !reply.arg[1] || reply.arg[1] > CONN_PEER_WINDOW_MAX)) {
@@ -766,7 +767,7 @@ int xrma_conn_accept(struct xrma_conn *handle, int timeout_ms, struct xrma_conn 
 		goto err_kill;
 
 	arg[0] = conn->id;
-	if (xrma_control_reply(ctx, &req->src, req->req, 0, arg, NULL, 0)) {
+	if (xrma_core_control_reply(ctx, &req->src, req->req, 0, arg, NULL, 0)) {
 		bool post;
 
 		/* The connector is gone (or cannot be told): a connection it never saw. */
@@ -876,7 +877,7 @@ ssize_t xrma_conn_send(struct xrma_conn *handle, const void *buf, size_t len, ui
 		msg.payload = (const uint8_t *)buf + sent;
 		msg.payload_len = (uint32_t)chunk;
 		xrma_unlock(&conn->lock);
-		err = xrma_control_send(conn->ctx, &dst, &msg);
+		err = xrma_core_control_send(conn->ctx, &dst, &msg);
 		xrma_lock(&conn->lock);
 		if (err) {
 			conn->in_flight -= chunk < conn->in_flight ? chunk : conn->in_flight;

@@ -462,7 +462,7 @@ int xrma_intr_close(struct xrma_intr *handle)
 		};
 
 		/* Best effort: a connector that is gone needs no notice. */
-		xrma_control_send(ctx, &connectors->addr, &msg);
+		xrma_core_control_send(ctx, &connectors->addr, &msg);
 		free(connectors);
 		connectors = next;
 	}
@@ -664,7 +664,7 @@ int xrma_rintr_open(struct xrma_ctx *handle, uint32_t node, uint64_t number, int
 	xrma_unlock(&ctx->lock);
 	if (ret)
 		goto err_kill;
-	ret = xrma_control_call(ctx, &owner, &msg, &reply, timeout_ms);
+	ret = xrma_core_control_call(ctx, &owner, &msg, &reply, timeout_ms);
 	if (!ret && !reply.arg[0])
 		ret = -XRMA_EPROTO;
 	if (ret)
@@ -685,7 +685,7 @@ err_unmap:
 	if (ret == -XRMA_ETIMEDOUT) {
 		/* Instance 0: whichever interrupt counted us. */
 		msg = (struct xrma_wire_msg){ .type = XRMA_WIRE_INTR_DISCONNECT, .arg = { number } };
-		xrma_control_send(ctx, &owner, &msg);
+		xrma_core_control_send(ctx, &owner, &msg);
 	}
 	/* The owner's endpoint closed under us (and the interrupt with it), or died. */
 	if (ret == -XRMA_ECONNRESET)
@@ -732,7 +732,7 @@ int xrma_rintr_close(struct xrma_rintr *handle)
 			.arg = { rintr->number, atomic_load(&rintr->instance) },
 		};
 
-		xrma_control_send(ctx, &rintr->owner, &msg);
+		xrma_core_control_send(ctx, &rintr->owner, &msg);
 	}
 out_put:
 	xrma_handle_put(&rintr->obj);
@@ -774,12 +774,12 @@ int xrma_rintr_trigger(struct xrma_rintr *handle, const void *data, size_t len)
 	}
 	if (!len) {
 		/* Fire and forget: the owner counts it if the interrupt still exists. */
-		ret = xrma_control_send(rintr->ctx, &rintr->owner, &msg);
+		ret = xrma_core_control_send(rintr->ctx, &rintr->owner, &msg);
 	} else {
 		msg.payload = data;
 		msg.payload_len = (uint32_t)len;
-		ret = xrma_control_call(rintr->ctx, &rintr->owner, &msg, &reply,
-					INTR_TRIGGER_TIMEOUT_MS);
+		ret = xrma_core_control_call(rintr->ctx, &rintr->owner, &msg, &reply,
+					     INTR_TRIGGER_TIMEOUT_MS);
 	}
 	if (ret)
 		ret = rintr_owner_error(rintr, ret);
@@ -821,7 +821,7 @@ void xrma_core_intr_on_connect(struct xrma_core_ctx *ctx, const struct xrma_prov
 		return;   /* cannot be answered */
 	intr = intr_find(ctx, msg->arg[0], 0);
 	if (!intr) {
-		xrma_control_reply(ctx, src, msg->req, -XRMA_ENOENT, NULL, NULL, 0);
+		xrma_core_control_reply(ctx, src, msg->req, -XRMA_ENOENT, NULL, NULL, 0);
 		return;
 	}
 	fresh = malloc(sizeof(*fresh));
@@ -848,10 +848,10 @@ void xrma_core_intr_on_connect(struct xrma_core_ctx *ctx, const struct xrma_prov
 	if (!status && intr->page.page) {
 		/* The trigger page, for plain triggers without messages. */
 		arg[1] = intr->page.len;
-		xrma_control_reply(ctx, src, msg->req, status, arg, intr->page.key.bytes,
-				   intr->page.key.len);
+		xrma_core_control_reply(ctx, src, msg->req, status, arg, intr->page.key.bytes,
+					intr->page.key.len);
 	} else {
-		xrma_control_reply(ctx, src, msg->req, status, arg, NULL, 0);
+		xrma_core_control_reply(ctx, src, msg->req, status, arg, NULL, 0);
 	}
 	xrma_handle_put(&intr->obj);
 }
@@ -939,7 +939,7 @@ void xrma_core_intr_on_trigger(struct xrma_core_ctx *ctx, const struct xrma_prov
 	xrma_handle_put(&intr->obj);
 out_reply:
 	if (msg->req)
-		xrma_control_reply(ctx, src, msg->req, status, NULL, NULL, 0);
+		xrma_core_control_reply(ctx, src, msg->req, status, NULL, NULL, 0);
 }
 
 struct rintr_visit {
