@@ -81,6 +81,7 @@ static void on_peer_down(void *core, const struct xrma_prov_addr *peer, int stat
 	xrma_core_rseg_on_peer_down(ctx, peer, status);
 	xrma_core_conn_on_peer_down(ctx, peer, status);
 	xrma_core_intr_on_peer_down(ctx, peer, status);
+	xrma_core_rintr_on_peer_down(ctx, peer, status);
 }
 
 static void on_link_event(void *core, uint32_t node, bool up)
