@@ -4,7 +4,8 @@
  * node-wide XRMA_NS_PORT space; connect is a CONN_REQUEST request answered by
  * accept; the stream is CONN_DATA chunks under credit flow control (CONN_CREDIT
  * returns window) and CONN_CLOSE (formats in core/wire.h). The inbound side runs
- * on the service thread (core/conn.h); events go through core/event.c.
+ * on the service thread (core/conn_inbound.c), the byte stream is
+ * core/conn_stream.c; events go through core/event.c.
  * DESIGN.md: the xrma_conn object ("connection & message stream").
  */
 #include "core/conn.h"
@@ -22,79 +23,7 @@
 #include "core/prov_call.h"
 #include "common/wait.h"
 
-/* Receive window: the ring each endpoint allocates, and all a peer may have in flight. */
-#define CONN_WINDOW ((size_t)64 * 1024)
-/* Largest CONN_DATA payload before the provider's message limit cuts it further. */
-#define CONN_CHUNK_MAX ((size_t)16 * 1024)
-/* Credit goes back after a quarter window (or an emptied ring): few messages, no stall. */
-#define CONN_CREDIT_BATCH (CONN_WINDOW / 4)
-/* XRMA_PORT_ANY with range (0, 0): the unprivileged ports, as for IP. */
-#define CONN_PORT_ANY_MIN 1024u
-/* A larger advertised window is nonsense from a broken or hostile peer. */
-#define CONN_PEER_WINDOW_MAX ((uint64_t)1 << 30)
-
-/* A connection request queued on a listener until accepted or refused. */
-struct conn_req {
-	struct conn_req *next;
-	struct xrma_prov_addr src;
-	uint32_t src_port;
-	uint64_t src_id;         /* the connector's conn id */
-	uint64_t src_window;
-	uint64_t req;            /* control request id to answer */
-};
-
-struct xrma_core_conn {
-	struct xrma_obj obj;
-	struct xrma_core_ctx *ctx;          /* fixed at open */
-	int fd;                             /* fixed at open: eventfd of xrma_conn_fd */
-	size_t chunk_max;                   /* fixed at open: largest CONN_DATA payload */
-	struct xrma_evq evq;                /* its own lock */
-	/* Set with closed: a connect waiting for its reply reads it without the lock. */
-	atomic_bool closing;
-
-	uint64_t id;                        /* under ctx->lock: key in ctx->conns, 0 if absent */
-	bool listed;                        /* under ctx->lock: in ctx->listeners under port */
-
-	struct xrma_lock lock;              /* guards every field below */
-	struct xrma_cond cond;              /* broadcast by conn_changed_locked */
-	atomic_uint_fast64_t seq;           /* bumped under lock with each broadcast; spun on without */
-	/* Written under lock; xrma_conn_state reads it without, on every SCIF call. */
-	_Atomic(enum xrma_conn_state) state;
-	bool closed;                        /* handle closed: waiters leave with ECANCELED */
-	bool binding;                       /* a name_bind is in the provider, outside the lock */
-	bool owns_port;                     /* bound by this endpoint: unbound at close */
-	/* One sender and one receiver at a time, so each call's bytes stay contiguous. */
-	bool sending;
-	bool receiving;
-	bool fd_ready;                      /* the eventfd counter is non-zero */
-	uint32_t port;                      /* 0 until bound (accepted: the listener's) */
-
-	/* The peer: set when connecting (address) and connected (the rest). */
-	struct xrma_prov_addr peer;
-	uint32_t peer_port;
-	uint64_t peer_id;
-	bool peer_left;                     /* closed, died or broke the protocol */
-	int peer_status;                    /* event status when it left: 0 closed, else -XRMA_E* */
-
-	/* Receive ring, allocated by connect or accept, CONN_WINDOW bytes. */
-	uint8_t *ring;
-	size_t ring_head;
-	size_t ring_count;
-	size_t consumed;                    /* read but not yet credited back */
-
-	/* Send credit: the peer's window minus what it has not credited back. */
-	size_t peer_window;
-	size_t in_flight;
-
-	/* Listener. */
-	int backlog;
-	size_t nreqs;
-	struct conn_req *reqs, **reqs_tail;
-
-	struct xrma_core_conn *down_next;   /* service thread only: on_peer_down's work list */
-};
-
-static int conn_acquire(struct xrma_conn *handle, struct xrma_core_conn **conn)
+int xrma_core_conn_acquire(struct xrma_conn *handle, struct xrma_core_conn **conn)
 {
 	return XRMA_HANDLE_GET(handle, XRMA_OBJ_CONN, struct xrma_core_conn, *conn);
 }
@@ -134,7 +63,7 @@ static void conn_update_fd_locked(struct xrma_core_conn *conn)
 }
 
 /* Something a waiter or poller may care about changed. */
-static void conn_changed_locked(struct xrma_core_conn *conn)
+void xrma_core_conn_changed_locked(struct xrma_core_conn *conn)
 {
 	xrma_lock_assert_held(&conn->lock);
 	conn_update_fd_locked(conn);
@@ -148,7 +77,7 @@ static void conn_changed_locked(struct xrma_core_conn *conn)
  * seq only changes under the lock, so a change after the spin is seen before
  * blocking and no wake-up is lost.
  */
-static int conn_wait_locked(struct xrma_core_conn *conn, const struct xrma_deadline *deadline)
+int xrma_core_conn_wait_locked(struct xrma_core_conn *conn, const struct xrma_deadline *deadline)
 {
 	uint_fast64_t seen;
 
@@ -168,7 +97,7 @@ static int conn_wait_locked(struct xrma_core_conn *conn, const struct xrma_deadl
 	return xrma_cond_wait(&conn->cond, &conn->lock, deadline);
 }
 
-static void conn_post(struct xrma_core_conn *conn, enum xrma_event_type type, uint32_t node, int status)
+void xrma_core_conn_post(struct xrma_core_conn *conn, enum xrma_event_type type, uint32_t node, int status)
 {
 	struct xrma_event ev = { .type = type, .node = node, .status = status };
 
@@ -176,7 +105,7 @@ static void conn_post(struct xrma_core_conn *conn, enum xrma_event_type type, ui
 }
 
 /* The event a departure is reported with: LOST for a death, else DISCONNECT. */
-static enum xrma_event_type conn_leave_event(int status)
+enum xrma_event_type xrma_core_conn_leave_event(int status)
 {
 	return status == -XRMA_ELOST ? XRMA_EVENT_LOST : XRMA_EVENT_DISCONNECT;
 }
@@ -185,7 +114,7 @@ static enum xrma_event_type conn_leave_event(int status)
  * The peer left a connected endpoint: end of stream. Returns true when the
  * caller must post the event (after unlocking).
  */
-static bool conn_peer_left_locked(struct xrma_core_conn *conn, int status)
+bool xrma_core_conn_peer_left_locked(struct xrma_core_conn *conn, int status)
 {
 	xrma_lock_assert_held(&conn->lock);
 	if (conn->peer_left)
@@ -196,27 +125,27 @@ static bool conn_peer_left_locked(struct xrma_core_conn *conn, int status)
 	if (conn->state != XRMA_CONN_CONNECTED)
 		return false;
 	conn->state = XRMA_CONN_DISCONNECTED;
-	conn_changed_locked(conn);
+	xrma_core_conn_changed_locked(conn);
 	return true;
 }
 
 /* ------------------------------------------------------------------ messages out */
 
-static int conn_send_ctrl(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
+int xrma_core_conn_send_ctrl(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
 			  enum xrma_wire_type type, uint64_t a0, uint64_t a1)
 {
 	struct xrma_wire_msg msg = { .type = (uint16_t)type, .arg = { a0, a1 } };
 
-	return xrma_control_send(ctx, dst, &msg);
+	return xrma_core_control_send(ctx, dst, &msg);
 }
 
-static void conn_reply_request(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
+void xrma_core_conn_reply_request(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
 			       uint64_t req, int status)
 {
 	/* arg[3] marks the reply as a connect's, for xrma_core_conn_on_late_reply. */
 	const uint64_t arg[4] = { 0, 0, 0, XRMA_WIRE_CONN_REQUEST };
 
-	xrma_control_reply(ctx, dst, req, status, arg, NULL, 0);
+	xrma_core_control_reply(ctx, dst, req, status, arg, NULL, 0);
 }
 
 static void conn_refuse_all(struct xrma_core_ctx *ctx, struct conn_req *reqs)
@@ -224,41 +153,10 @@ static void conn_refuse_all(struct xrma_core_ctx *ctx, struct conn_req *reqs)
 	while (reqs) {
 		struct conn_req *next = reqs->next;
 
-		conn_reply_request(ctx, &reqs->src, reqs->req, -XRMA_ECONNREFUSED);
+		xrma_core_conn_reply_request(ctx, &reqs->src, reqs->req, -XRMA_ECONNREFUSED);
 		free(reqs);
 		reqs = next;
 	}
-}
-
-/*
- * Return credit for what the application read, in quarter-window batches, but
- * at once when the ring ran empty or when the sender has less than a quarter
- * window left (CONN_WINDOW - ring_count - consumed bounds what it may still
- * send): then it may be stalled on us. Drops the lock around the send.
- */
-static void conn_credit_locked(struct xrma_core_conn *conn)
-{
-	struct xrma_prov_addr dst;
-	uint64_t peer_id, bytes;
-
-	xrma_lock_assert_held(&conn->lock);
-	if (!conn->consumed)
-		return;
-	if (conn->state != XRMA_CONN_CONNECTED) {
-		conn->consumed = 0;
-		return;
-	}
-	if (conn->consumed < CONN_CREDIT_BATCH && conn->ring_count &&
-	    CONN_WINDOW - conn->ring_count - conn->consumed >= CONN_CREDIT_BATCH)
-		return;
-	dst = conn->peer;
-	peer_id = conn->peer_id;
-	bytes = conn->consumed;
-	conn->consumed = 0;
-	xrma_unlock(&conn->lock);
-	/* A failure means the peer is gone; its peer_down follows. */
-	conn_send_ctrl(conn->ctx, &dst, XRMA_WIRE_CONN_CREDIT, peer_id, bytes);
-	xrma_lock(&conn->lock);
 }
 
 /* ------------------------------------------------------------------ open and close */
@@ -371,7 +269,7 @@ int xrma_conn_close(struct xrma_conn *handle)
 	bool unbind;
 	int ret;
 
-	ret = conn_acquire(handle, &conn);
+	ret = xrma_core_conn_acquire(handle, &conn);
 	if (ret)
 		return ret;
 	ctx = conn->ctx;
@@ -395,11 +293,11 @@ int xrma_conn_close(struct xrma_conn *handle)
 	unbind = conn->owns_port;
 	conn->owns_port = false;
 	port = conn->port;
-	conn_changed_locked(conn);
+	xrma_core_conn_changed_locked(conn);
 	xrma_unlock(&conn->lock);
 	/* A connect waiting for the listener's answer (which may never come) gives up. */
 	if (state == XRMA_CONN_CONNECTING)
-		xrma_control_wake(ctx);
+		xrma_core_control_wake(ctx);
 
 	xrma_lock(&ctx->lock);
 	if (conn->id) {
@@ -414,7 +312,7 @@ int xrma_conn_close(struct xrma_conn *handle)
 
 	/* Best effort: a peer that is gone already needs no goodbye. */
 	if (state == XRMA_CONN_CONNECTED)
-		conn_send_ctrl(ctx, &peer, XRMA_WIRE_CONN_CLOSE, peer_id, 0);
+		xrma_core_conn_send_ctrl(ctx, &peer, XRMA_WIRE_CONN_CLOSE, peer_id, 0);
 	conn_refuse_all(ctx, reqs);
 	if (unbind)
 		xrma_core_call_name_unbind(ctx, XRMA_NS_PORT, port);
@@ -476,7 +374,7 @@ static int conn_bind_port(struct xrma_core_conn *conn, uint32_t want, uint32_t m
 		if (bound)
 			*bound = conn->port;
 	}
-	conn_changed_locked(conn);
+	xrma_core_conn_changed_locked(conn);
 	xrma_unlock(&conn->lock);
 	if (undo)
 		xrma_core_call_name_unbind(ctx, XRMA_NS_PORT, id);
@@ -491,7 +389,7 @@ int xrma_conn_bind(struct xrma_conn *handle, uint32_t *port, uint32_t port_min, 
 
 	if (!port || *port > XRMA_PORT_MAX || port_min > port_max || port_max > XRMA_PORT_MAX)
 		return -XRMA_EINVAL;
-	ret = conn_acquire(handle, &conn);
+	ret = xrma_core_conn_acquire(handle, &conn);
 	if (ret)
 		return ret;
 	ret = conn_bind_port(conn, *port, port_min, port_max, false, &bound);
@@ -509,7 +407,7 @@ int xrma_conn_listen(struct xrma_conn *handle, int backlog)
 
 	if (backlog < 1)
 		return -XRMA_EINVAL;
-	ret = conn_acquire(handle, &conn);
+	ret = xrma_core_conn_acquire(handle, &conn);
 	if (ret)
 		return ret;
 	ctx = conn->ctx;
@@ -531,7 +429,7 @@ int xrma_conn_listen(struct xrma_conn *handle, int backlog)
 			conn->listed = true;
 			conn->backlog = backlog;
 			conn->state = XRMA_CONN_LISTENING;
-			conn_changed_locked(conn);
+			xrma_core_conn_changed_locked(conn);
 		} else if (ret == -XRMA_EEXIST) {
 			ret = -XRMA_EADDRINUSE;   /* cannot happen: the port name is ours */
 		}
@@ -578,7 +476,7 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 
 	if (port == XRMA_PORT_ANY || port > XRMA_PORT_MAX)
 		return -XRMA_EINVAL;
-	ret = conn_acquire(handle, &conn);
+	ret = xrma_core_conn_acquire(handle, &conn);
 	if (ret)
 		return ret;
 	ctx = conn->ctx;
@@ -631,7 +529,7 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 		msg.arg[1] = conn->port;
 		msg.arg[2] = id;
 		msg.arg[3] = CONN_WINDOW;
-		conn_changed_locked(conn);
+		xrma_core_conn_changed_locked(conn);
 	}
 	xrma_unlock(&conn->lock);
 	xrma_unlock(&ctx->lock);
@@ -639,7 +537,8 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 	if (ret)
 		goto out_put;
 
-	ret = xrma_control_call_cancelable(ctx, &owner, &msg, &reply, timeout_ms, &conn->closing);
+	ret = xrma_core_control_call_cancelable(ctx, &owner, &msg, &reply, timeout_ms,
+						&conn->closing);
 	if (!ret)
 		XRMA_KILL_POINT("core.conn.connect.after_reply");
 	if (!ret && (!reply.arg[0] || !reply.arg[1] || reply.arg[1] > CONN_PEER_WINDOW_MAX)) {
@@ -662,7 +561,7 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 		if (conn->peer_left) {
 			conn->state = XRMA_CONN_DISCONNECTED;
 			leave_status = conn->peer_status;
-			leave_event = conn_leave_event(leave_status);
+			leave_event = xrma_core_conn_leave_event(leave_status);
 			/* A peer that broke the protocol is dropped; one that left needs no word. */
 			send_close = leave_status == -XRMA_EPROTO;
 		} else {
@@ -676,14 +575,14 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 		conn->state = XRMA_CONN_BOUND;
 		conn->ring_head = conn->ring_count = conn->consumed = 0;
 	}
-	conn_changed_locked(conn);
+	xrma_core_conn_changed_locked(conn);
 	xrma_unlock(&conn->lock);
 	xrma_unlock(&ctx->lock);
 
 	if (send_close && reply.arg[0])
-		conn_send_ctrl(ctx, &owner, XRMA_WIRE_CONN_CLOSE, reply.arg[0], 0);
+		xrma_core_conn_send_ctrl(ctx, &owner, XRMA_WIRE_CONN_CLOSE, reply.arg[0], 0);
 	if (leave_event)
-		conn_post(conn, leave_event, owner.node, leave_status);
+		xrma_core_conn_post(conn, leave_event, owner.node, leave_status);
 out_put:
 	xrma_handle_put(&conn->obj);
 	return ret;
@@ -702,7 +601,7 @@ int xrma_conn_accept(struct xrma_conn *handle, int timeout_ms, struct xrma_conn 
 
 	if (!out)
 		return -XRMA_EINVAL;
-	ret = conn_acquire(handle, &listener);
+	ret = xrma_core_conn_acquire(handle, &listener);
 	if (ret)
 		return ret;
 	ctx = listener->ctx;
@@ -725,14 +624,14 @@ int xrma_conn_accept(struct xrma_conn *handle, int timeout_ms, struct xrma_conn 
 				listener->reqs_tail = &listener->reqs;
 			listener->nreqs--;
 			port = listener->port;
-			conn_changed_locked(listener);
+			xrma_core_conn_changed_locked(listener);
 			break;
 		}
 		if (timed_out) {
 			ret = deadline.poll ? -XRMA_EAGAIN : -XRMA_ETIMEDOUT;
 			break;
 		}
-		timed_out = conn_wait_locked(listener, &deadline) != 0;
+		timed_out = xrma_core_conn_wait_locked(listener, &deadline) != 0;
 	}
 	xrma_unlock(&listener->lock);
 	if (ret)
@@ -766,15 +665,15 @@ int xrma_conn_accept(struct xrma_conn *handle, int timeout_ms, struct xrma_conn 
 		goto err_kill;
 
 	arg[0] = conn->id;
-	if (xrma_control_reply(ctx, &req->src, req->req, 0, arg, NULL, 0)) {
+	if (xrma_core_control_reply(ctx, &req->src, req->req, 0, arg, NULL, 0)) {
 		bool post;
 
 		/* The connector is gone (or cannot be told): a connection it never saw. */
 		xrma_lock(&conn->lock);
-		post = conn_peer_left_locked(conn, -XRMA_ECONNRESET);
+		post = xrma_core_conn_peer_left_locked(conn, -XRMA_ECONNRESET);
 		xrma_unlock(&conn->lock);
 		if (post)
-			conn_post(conn, XRMA_EVENT_DISCONNECT, req->src.node, -XRMA_ECONNRESET);
+			xrma_core_conn_post(conn, XRMA_EVENT_DISCONNECT, req->src.node, -XRMA_ECONNRESET);
 	}
 	*out = conn->obj.handle;
 	free(req);
@@ -787,224 +686,10 @@ err_kill:
 err_discard:
 	conn_discard(conn);
 err_refuse:
-	conn_reply_request(ctx, &req->src, req->req, -XRMA_ECONNREFUSED);
+	xrma_core_conn_reply_request(ctx, &req->src, req->req, -XRMA_ECONNREFUSED);
 	free(req);
 out_put:
 	xrma_handle_put(&listener->obj);
-	return ret;
-}
-
-/* ------------------------------------------------------------------ the byte stream */
-
-ssize_t xrma_conn_send(struct xrma_conn *handle, const void *buf, size_t len, uint32_t flags,
-		       int timeout_ms)
-{
-	const bool block = flags & XRMA_CONN_BLOCK;
-	struct xrma_core_conn *conn;
-	struct xrma_deadline deadline;
-	bool timed_out = false;
-	size_t sent = 0;
-	ssize_t ret = 0;
-	int err;
-
-	if ((flags & ~XRMA_CONN_BLOCK) || (!buf && len))
-		return -XRMA_EINVAL;
-	if (len > SSIZE_MAX)
-		len = SSIZE_MAX;
-	err = conn_acquire(handle, &conn);
-	if (err)
-		return err;
-	xrma_deadline_set(&deadline, timeout_ms);
-
-	xrma_lock(&conn->lock);
-	for (;;) {
-		if (conn->closed)
-			ret = -XRMA_ECANCELED;
-		else if (conn->state == XRMA_CONN_DISCONNECTED)
-			ret = -XRMA_ECONNRESET;
-		else if (conn->state != XRMA_CONN_CONNECTED)
-			ret = -XRMA_ENOTCONN;
-		else if (!conn->sending)
-			break;
-		/* Another sender: without BLOCK that is "would block". */
-		else if (!block)
-			ret = -XRMA_EAGAIN;
-		else if (timed_out)
-			ret = -XRMA_ETIMEDOUT;
-		if (ret)
-			goto out_unlock;
-		timed_out = conn_wait_locked(conn, &deadline) != 0;
-	}
-	if (!len)
-		goto out_unlock;
-	conn->sending = true;
-	timed_out = false;
-	while (sent < len) {
-		struct xrma_wire_msg msg = { .type = XRMA_WIRE_CONN_DATA };
-		struct xrma_prov_addr dst;
-		size_t chunk;
-
-		if (conn->closed) {
-			ret = -XRMA_ECANCELED;
-			break;
-		}
-		if (conn->state != XRMA_CONN_CONNECTED) {
-			ret = -XRMA_ECONNRESET;
-			break;
-		}
-		if (conn->peer_window <= conn->in_flight) {
-			if (!block) {
-				ret = -XRMA_EAGAIN;
-				break;
-			}
-			if (timed_out) {
-				ret = -XRMA_ETIMEDOUT;
-				break;
-			}
-			timed_out = conn_wait_locked(conn, &deadline) != 0;
-			continue;
-		}
-		chunk = conn->peer_window - conn->in_flight;
-		if (chunk > len - sent)
-			chunk = len - sent;
-		if (chunk > conn->chunk_max)
-			chunk = conn->chunk_max;
-		/* Counted before the send: a credit for it may come back before we relock. */
-		conn->in_flight += chunk;
-		dst = conn->peer;
-		msg.arg[0] = conn->peer_id;
-		msg.payload = (const uint8_t *)buf + sent;
-		msg.payload_len = (uint32_t)chunk;
-		xrma_unlock(&conn->lock);
-		err = xrma_control_send(conn->ctx, &dst, &msg);
-		xrma_lock(&conn->lock);
-		if (err) {
-			conn->in_flight -= chunk < conn->in_flight ? chunk : conn->in_flight;
-			ret = err == -XRMA_ECONNRESET || err == -XRMA_ELOST ? -XRMA_ECONNRESET : err;
-			break;
-		}
-		sent += chunk;
-	}
-	conn->sending = false;
-	conn_changed_locked(conn);
-	/* Bytes moved count more than why the rest did not. */
-	if (sent)
-		ret = (ssize_t)sent;
-out_unlock:
-	xrma_unlock(&conn->lock);
-	xrma_handle_put(&conn->obj);
-	return ret;
-}
-
-/* Copy up to len queued bytes out of the ring. */
-static size_t conn_ring_read_locked(struct xrma_core_conn *conn, uint8_t *buf, size_t len)
-{
-	size_t n = len < conn->ring_count ? len : conn->ring_count;
-	size_t first = CONN_WINDOW - conn->ring_head;
-
-	xrma_lock_assert_held(&conn->lock);
-	if (first > n)
-		first = n;
-	memcpy(buf, conn->ring + conn->ring_head, first);
-	memcpy(buf + first, conn->ring, n - first);
-	conn->ring_head = (conn->ring_head + n) % CONN_WINDOW;
-	conn->ring_count -= n;
-	conn->consumed += n;
-	return n;
-}
-
-static void conn_ring_write_locked(struct xrma_core_conn *conn, const uint8_t *buf, size_t len)
-{
-	size_t tail = (conn->ring_head + conn->ring_count) % CONN_WINDOW;
-	size_t first = CONN_WINDOW - tail;
-
-	xrma_lock_assert_held(&conn->lock);
-	if (first > len)
-		first = len;
-	memcpy(conn->ring + tail, buf, first);
-	memcpy(conn->ring, buf + first, len - first);
-	conn->ring_count += len;
-}
-
-ssize_t xrma_conn_recv(struct xrma_conn *handle, void *buf, size_t len, uint32_t flags, int timeout_ms)
-{
-	const bool block = flags & XRMA_CONN_BLOCK;
-	struct xrma_core_conn *conn;
-	struct xrma_deadline deadline;
-	bool timed_out = false;
-	size_t got = 0;
-	ssize_t ret = 0;
-	int err;
-
-	if ((flags & ~XRMA_CONN_BLOCK) || (!buf && len))
-		return -XRMA_EINVAL;
-	if (len > SSIZE_MAX)
-		len = SSIZE_MAX;
-	err = conn_acquire(handle, &conn);
-	if (err)
-		return err;
-	xrma_deadline_set(&deadline, timeout_ms);
-
-	xrma_lock(&conn->lock);
-	for (;;) {
-		if (conn->closed)
-			ret = -XRMA_ECANCELED;
-		else if (conn->state != XRMA_CONN_CONNECTED && conn->state != XRMA_CONN_DISCONNECTED)
-			ret = -XRMA_ENOTCONN;
-		else if (!conn->receiving)
-			break;
-		else if (!block)
-			ret = -XRMA_EAGAIN;   /* the blocked receiver takes what comes */
-		else if (timed_out)
-			ret = -XRMA_ETIMEDOUT;
-		if (ret)
-			goto out_unlock;
-		timed_out = conn_wait_locked(conn, &deadline) != 0;
-	}
-	if (!len) {
-		if (conn->state == XRMA_CONN_DISCONNECTED && !conn->ring_count)
-			ret = -XRMA_ECONNRESET;
-		goto out_unlock;
-	}
-	conn->receiving = true;
-	timed_out = false;
-	for (;;) {
-		size_t n = conn_ring_read_locked(conn, (uint8_t *)buf + got, len - got);
-
-		got += n;
-		if (n) {
-			conn_changed_locked(conn);
-			conn_credit_locked(conn);   /* may drop the lock: re-check all below */
-		}
-		if (got == len)
-			break;
-		if (conn->closed) {
-			ret = -XRMA_ECANCELED;
-			break;
-		}
-		if (conn->ring_count)
-			continue;
-		if (conn->state == XRMA_CONN_DISCONNECTED) {
-			ret = -XRMA_ECONNRESET;
-			break;
-		}
-		if (!block) {
-			ret = -XRMA_EAGAIN;
-			break;
-		}
-		if (timed_out) {
-			ret = -XRMA_ETIMEDOUT;
-			break;
-		}
-		timed_out = conn_wait_locked(conn, &deadline) != 0;
-	}
-	conn->receiving = false;
-	conn_changed_locked(conn);
-	if (got)
-		ret = (ssize_t)got;
-out_unlock:
-	xrma_unlock(&conn->lock);
-	xrma_handle_put(&conn->obj);
 	return ret;
 }
 
@@ -1017,7 +702,7 @@ int xrma_conn_poll(struct xrma_conn *handle, uint32_t *revents)
 
 	if (!revents)
 		return -XRMA_EINVAL;
-	ret = conn_acquire(handle, &conn);
+	ret = xrma_core_conn_acquire(handle, &conn);
 	if (ret)
 		return ret;
 	xrma_lock(&conn->lock);
@@ -1032,7 +717,7 @@ int xrma_conn_fd(struct xrma_conn *handle)
 	struct xrma_core_conn *conn;
 	int ret;
 
-	ret = conn_acquire(handle, &conn);
+	ret = xrma_core_conn_acquire(handle, &conn);
 	if (ret)
 		return ret;
 	ret = conn->fd;
@@ -1047,7 +732,7 @@ int xrma_conn_state(struct xrma_conn *handle, enum xrma_conn_state *state)
 
 	if (!state)
 		return -XRMA_EINVAL;
-	ret = conn_acquire(handle, &conn);
+	ret = xrma_core_conn_acquire(handle, &conn);
 	if (ret)
 		return ret;
 	*state = atomic_load_explicit(&conn->state, memory_order_acquire);
@@ -1062,7 +747,7 @@ int xrma_conn_local(struct xrma_conn *handle, uint32_t *node, uint32_t *port)
 
 	if (!node || !port)
 		return -XRMA_EINVAL;
-	ret = conn_acquire(handle, &conn);
+	ret = xrma_core_conn_acquire(handle, &conn);
 	if (ret)
 		return ret;
 	xrma_lock(&conn->lock);
@@ -1080,7 +765,7 @@ int xrma_conn_peer(struct xrma_conn *handle, uint32_t *node, uint32_t *port)
 
 	if (!node || !port)
 		return -XRMA_EINVAL;
-	ret = conn_acquire(handle, &conn);
+	ret = xrma_core_conn_acquire(handle, &conn);
 	if (ret)
 		return ret;
 	xrma_lock(&conn->lock);
@@ -1101,7 +786,7 @@ int xrma_conn_set_callback(struct xrma_conn *handle, xrma_event_cb cb, void *arg
 	struct xrma_core_conn *conn;
 	int ret;
 
-	ret = conn_acquire(handle, &conn);
+	ret = xrma_core_conn_acquire(handle, &conn);
 	if (ret)
 		return ret;
 	ret = xrma_evq_set_callback(&conn->evq, cb, arg);
@@ -1116,231 +801,10 @@ int xrma_conn_wait_event(struct xrma_conn *handle, int timeout_ms, struct xrma_e
 
 	if (!event)
 		return -XRMA_EINVAL;
-	ret = conn_acquire(handle, &conn);
+	ret = xrma_core_conn_acquire(handle, &conn);
 	if (ret)
 		return ret;
 	ret = xrma_evq_wait(&conn->evq, timeout_ms, event);
 	xrma_handle_put(&conn->obj);
 	return ret;
-}
-
-/* ------------------------------------------------------------------ inbound (service thread) */
-
-/* The conn a message names, referenced, or NULL. */
-static struct xrma_core_conn *conn_find(struct xrma_core_ctx *ctx, struct xrma_idmap *map, uint64_t id)
-{
-	struct xrma_core_conn *conn;
-
-	xrma_lock(&ctx->lock);
-	conn = xrma_idmap_find(map, id);
-	/* In a map means not yet past close's removal, so a reference is still held. */
-	if (conn)
-		xrma_handle_ref(&conn->obj);
-	xrma_unlock(&ctx->lock);
-	return conn;
-}
-
-void xrma_core_conn_on_request(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
-			       const struct xrma_wire_msg *msg)
-{
-	struct xrma_core_conn *listener;
-	struct conn_req *req;
-	int status = 0;
-
-	if (!msg->req)
-		return;   /* cannot be answered */
-	if (msg->arg[0] > XRMA_PORT_MAX || !msg->arg[1] || msg->arg[1] > XRMA_PORT_MAX ||
-	    !msg->arg[2] || !msg->arg[3] || msg->arg[3] > CONN_PEER_WINDOW_MAX) {
-		conn_reply_request(ctx, src, msg->req, -XRMA_EPROTO);
-		return;
-	}
-	listener = conn_find(ctx, &ctx->listeners, msg->arg[0]);
-	if (!listener) {
-		conn_reply_request(ctx, src, msg->req, -XRMA_ECONNREFUSED);
-		return;
-	}
-	req = malloc(sizeof(*req));
-	xrma_lock(&listener->lock);
-	if (listener->closed || listener->state != XRMA_CONN_LISTENING ||
-	    listener->nreqs >= (size_t)listener->backlog || !req) {
-		status = -XRMA_ECONNREFUSED;
-	} else {
-		*req = (struct conn_req){
-			.src = *src,
-			.src_port = (uint32_t)msg->arg[1],
-			.src_id = msg->arg[2],
-			.src_window = msg->arg[3],
-			.req = msg->req,
-		};
-		*listener->reqs_tail = req;
-		listener->reqs_tail = &req->next;
-		listener->nreqs++;
-		req = NULL;
-		conn_changed_locked(listener);
-	}
-	xrma_unlock(&listener->lock);
-	free(req);
-	if (status)
-		conn_reply_request(ctx, src, msg->req, status);
-	xrma_handle_put(&listener->obj);
-}
-
-void xrma_core_conn_on_data(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
-			    const struct xrma_wire_msg *msg)
-{
-	struct xrma_core_conn *conn;
-	struct xrma_prov_addr peer;
-	uint64_t peer_id = 0;
-	bool post = false;
-
-	if (!msg->payload_len)
-		return;
-	conn = conn_find(ctx, &ctx->conns, msg->arg[0]);
-	if (!conn)
-		return;   /* closed meanwhile: the peer learns from our CONN_CLOSE */
-	xrma_lock(&conn->lock);
-	/* Data may overtake connect's wake-up (CONNECTING): the reply came first on the wire. */
-	if (conn->closed || conn->peer_left || !conn->ring || !xrma_core_addr_eq(src, &conn->peer) ||
-	    (conn->state != XRMA_CONN_CONNECTED && conn->state != XRMA_CONN_CONNECTING)) {
-		xrma_unlock(&conn->lock);
-		xrma_handle_put(&conn->obj);
-		return;
-	}
-	if (msg->payload_len > CONN_WINDOW - conn->ring_count) {
-		/* Beyond the credit we gave: a broken peer. Drop it rather than trust it. */
-		peer = conn->peer;
-		peer_id = conn->peer_id;
-		post = conn_peer_left_locked(conn, -XRMA_EPROTO);
-	} else {
-		conn_ring_write_locked(conn, msg->payload, msg->payload_len);
-		conn_changed_locked(conn);
-	}
-	xrma_unlock(&conn->lock);
-	if (post) {
-		conn_send_ctrl(ctx, &peer, XRMA_WIRE_CONN_CLOSE, peer_id, 0);
-		conn_post(conn, XRMA_EVENT_DISCONNECT, peer.node, -XRMA_EPROTO);
-	}
-	xrma_handle_put(&conn->obj);
-}
-
-void xrma_core_conn_on_credit(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
-			      const struct xrma_wire_msg *msg)
-{
-	struct xrma_core_conn *conn = conn_find(ctx, &ctx->conns, msg->arg[0]);
-
-	if (!conn)
-		return;
-	xrma_lock(&conn->lock);
-	if (conn->state == XRMA_CONN_CONNECTED && xrma_core_addr_eq(src, &conn->peer)) {
-		/* Never more than is in flight: a confused peer cannot inflate its window. */
-		conn->in_flight -= msg->arg[1] < conn->in_flight ? (size_t)msg->arg[1] : conn->in_flight;
-		conn_changed_locked(conn);
-	}
-	xrma_unlock(&conn->lock);
-	xrma_handle_put(&conn->obj);
-}
-
-void xrma_core_conn_on_close(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
-			     const struct xrma_wire_msg *msg)
-{
-	struct xrma_core_conn *conn = conn_find(ctx, &ctx->conns, msg->arg[0]);
-	bool post = false;
-
-	if (!conn)
-		return;
-	xrma_lock(&conn->lock);
-	if (!conn->closed && xrma_core_addr_eq(src, &conn->peer) &&
-	    (conn->state == XRMA_CONN_CONNECTED || conn->state == XRMA_CONN_CONNECTING))
-		post = conn_peer_left_locked(conn, 0);
-	xrma_unlock(&conn->lock);
-	if (post)
-		conn_post(conn, XRMA_EVENT_DISCONNECT, src->node, 0);
-	xrma_handle_put(&conn->obj);
-}
-
-void xrma_core_conn_on_late_reply(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
-				  const struct xrma_wire_msg *msg)
-{
-	/* An accept whose connector gave up: close the acceptor's new endpoint again. */
-	if (msg->arg[3] == XRMA_WIRE_CONN_REQUEST && !msg->status && msg->arg[0])
-		conn_send_ctrl(ctx, src, XRMA_WIRE_CONN_CLOSE, msg->arg[0], 0);
-}
-
-struct conn_down_visit {
-	const struct xrma_prov_addr *peer;
-	struct xrma_core_conn *list;
-};
-
-/* idmap_each visitor (ctx->lock held): collect, referenced, the endpoints peer touches. */
-static void conn_down_collect(void *arg, uint64_t id, void *value)
-{
-	struct conn_down_visit *visit = arg;
-	struct xrma_core_conn *conn = value;
-	bool hit = false;
-
-	(void)id;
-	xrma_lock(&conn->lock);
-	if (conn->state == XRMA_CONN_LISTENING) {
-		for (struct conn_req *req = conn->reqs; req && !hit; req = req->next)
-			hit = xrma_core_addr_eq(&req->src, visit->peer);
-	} else if (conn->state == XRMA_CONN_CONNECTED || conn->state == XRMA_CONN_CONNECTING) {
-		hit = !conn->peer_left && xrma_core_addr_eq(&conn->peer, visit->peer);
-	}
-	xrma_unlock(&conn->lock);
-	if (hit) {
-		xrma_handle_ref(&conn->obj);
-		conn->down_next = visit->list;
-		visit->list = conn;
-	}
-}
-
-void xrma_core_conn_on_peer_down(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *peer, int status)
-{
-	struct conn_down_visit visit = { .peer = peer };
-
-	xrma_lock(&ctx->lock);
-	xrma_idmap_each(&ctx->conns, conn_down_collect, &visit);
-	xrma_idmap_each(&ctx->listeners, conn_down_collect, &visit);
-	xrma_unlock(&ctx->lock);
-
-	while (visit.list) {
-		struct xrma_core_conn *conn = visit.list;
-		struct conn_req *dropped = NULL;
-		bool post = false;
-
-		visit.list = conn->down_next;
-		xrma_lock(&conn->lock);
-		if (conn->state == XRMA_CONN_LISTENING) {
-			/* Nobody left to answer: drop its requests without a reply. */
-			struct conn_req **pp = &conn->reqs;
-
-			while (*pp) {
-				struct conn_req *req = *pp;
-
-				if (!xrma_core_addr_eq(&req->src, peer)) {
-					pp = &req->next;
-					continue;
-				}
-				*pp = req->next;
-				req->next = dropped;
-				dropped = req;
-				conn->nreqs--;
-			}
-			conn->reqs_tail = pp;
-			conn_changed_locked(conn);
-		} else if (xrma_core_addr_eq(&conn->peer, peer)) {
-			/* A pending connect's request fails in control; its reply may have won the race. */
-			post = conn_peer_left_locked(conn, status);
-		}
-		xrma_unlock(&conn->lock);
-		while (dropped) {
-			struct conn_req *next = dropped->next;
-
-			free(dropped);
-			dropped = next;
-		}
-		if (post)
-			conn_post(conn, conn_leave_event(status), peer->node, status);
-		xrma_handle_put(&conn->obj);
-	}
 }

@@ -23,7 +23,7 @@ struct xrma_pending {
 	struct xrma_pending *next;
 };
 
-void xrma_control_init(struct xrma_control *control)
+void xrma_core_control_init(struct xrma_control *control)
 {
 	xrma_lock_init(&control->lock);
 	xrma_cond_init(&control->cond);
@@ -31,7 +31,7 @@ void xrma_control_init(struct xrma_control *control)
 	control->pending = NULL;
 }
 
-void xrma_control_destroy(struct xrma_control *control)
+void xrma_core_control_destroy(struct xrma_control *control)
 {
 	xrma_cond_destroy(&control->cond);
 	xrma_lock_destroy(&control->lock);
@@ -42,8 +42,8 @@ static bool same_addr(const struct xrma_prov_addr *a, const struct xrma_prov_add
 	return a->node == b->node && a->ep == b->ep;
 }
 
-int xrma_control_send(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
-		      const struct xrma_wire_msg *msg)
+int xrma_core_control_send(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
+			   const struct xrma_wire_msg *msg)
 {
 	uint8_t small[256];
 	size_t size = xrma_wire_size(msg);
@@ -75,15 +75,15 @@ static void unlink_pending(struct xrma_control *control, struct xrma_pending *p)
 	}
 }
 
-int xrma_control_call(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
-		      struct xrma_wire_msg *msg, struct xrma_reply *reply, int timeout_ms)
+int xrma_core_control_call(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
+			   struct xrma_wire_msg *msg, struct xrma_reply *reply, int timeout_ms)
 {
-	return xrma_control_call_cancelable(ctx, dst, msg, reply, timeout_ms, NULL);
+	return xrma_core_control_call_cancelable(ctx, dst, msg, reply, timeout_ms, NULL);
 }
 
-int xrma_control_call_cancelable(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
-				 struct xrma_wire_msg *msg, struct xrma_reply *reply, int timeout_ms,
-				 const atomic_bool *cancel)
+int xrma_core_control_call_cancelable(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
+				      struct xrma_wire_msg *msg, struct xrma_reply *reply, int timeout_ms,
+				      const atomic_bool *cancel)
 {
 	struct xrma_control *control = &ctx->control;
 	struct xrma_pending p = { .dst = *dst, .reply = reply };
@@ -101,7 +101,7 @@ int xrma_control_call_cancelable(struct xrma_core_ctx *ctx, const struct xrma_pr
 	xrma_unlock(&control->lock);
 
 	msg->req = p.req;
-	ret = xrma_control_send(ctx, dst, msg);
+	ret = xrma_core_control_send(ctx, dst, msg);
 
 	xrma_lock(&control->lock);
 	if (ret) {
@@ -111,7 +111,7 @@ int xrma_control_call_cancelable(struct xrma_core_ctx *ctx, const struct xrma_pr
 	}
 	while (!p.done) {
 		/*
-		 * The canceller sets the flag before xrma_control_wake takes this lock, so
+		 * The canceller sets the flag before xrma_core_control_wake takes this lock, so
 		 * it is seen here or its broadcast finds us waiting: no lost wake-up.
 		 */
 		if (cancel && atomic_load_explicit(cancel, memory_order_acquire)) {
@@ -129,7 +129,7 @@ int xrma_control_call_cancelable(struct xrma_core_ctx *ctx, const struct xrma_pr
 	return reply->status;
 }
 
-void xrma_control_wake(struct xrma_core_ctx *ctx)
+void xrma_core_control_wake(struct xrma_core_ctx *ctx)
 {
 	struct xrma_control *control = &ctx->control;
 
@@ -138,8 +138,8 @@ void xrma_control_wake(struct xrma_core_ctx *ctx)
 	xrma_unlock(&control->lock);
 }
 
-int xrma_control_reply(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst, uint64_t req,
-		       int status, const uint64_t arg[4], const void *payload, uint32_t payload_len)
+int xrma_core_control_reply(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst, uint64_t req,
+			    int status, const uint64_t arg[4], const void *payload, uint32_t payload_len)
 {
 	struct xrma_wire_msg msg = {
 		.type = XRMA_WIRE_REPLY,
@@ -151,11 +151,11 @@ int xrma_control_reply(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *d
 
 	if (arg)
 		memcpy(msg.arg, arg, sizeof(msg.arg));
-	return xrma_control_send(ctx, dst, &msg);
+	return xrma_core_control_send(ctx, dst, &msg);
 }
 
-bool xrma_control_on_reply(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
-			   const struct xrma_wire_msg *msg)
+bool xrma_core_control_on_reply(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
+				const struct xrma_wire_msg *msg)
 {
 	struct xrma_control *control = &ctx->control;
 	bool matched = false;
@@ -181,7 +181,7 @@ bool xrma_control_on_reply(struct xrma_core_ctx *ctx, const struct xrma_prov_add
 	return matched;
 }
 
-void xrma_control_on_peer_down(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *peer, int status)
+void xrma_core_control_on_peer_down(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *peer, int status)
 {
 	struct xrma_control *control = &ctx->control;
 	struct xrma_pending **pp;

@@ -36,7 +36,7 @@ static void ctx_destroy(struct xrma_obj *obj)
 	xrma_service_stop(ctx);
 	xrma_engine_fini(&ctx->engine);
 	xrma_core_call_close(ctx);
-	xrma_control_destroy(&ctx->control);
+	xrma_core_control_destroy(&ctx->control);
 	xrma_idmap_destroy(&ctx->segs);
 	xrma_idmap_destroy(&ctx->rsegs);
 	xrma_idmap_destroy(&ctx->conns);
@@ -169,7 +169,7 @@ int xrma_ctx_open(const struct xrma_ctx_attr *attr, struct xrma_ctx **out)
 	xrma_idmap_init(&ctx->listeners);
 	xrma_idmap_init(&ctx->intrs);
 	xrma_idmap_init(&ctx->rintrs);
-	xrma_control_init(&ctx->control);
+	xrma_core_control_init(&ctx->control);
 	xrma_engine_init(&ctx->engine);
 
 	args = (struct xrma_prov_open_args){
@@ -200,7 +200,7 @@ err_close_provider:
 	xrma_core_call_close(ctx);
 err_free_ctx:
 	xrma_engine_fini(&ctx->engine);
-	xrma_control_destroy(&ctx->control);
+	xrma_core_control_destroy(&ctx->control);
 	xrma_cond_destroy(&ctx->children_cond);
 	xrma_lock_destroy(&ctx->lock);
 	xrma_node_list_free(&ctx->cluster);

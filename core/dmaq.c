@@ -415,11 +415,6 @@ static void complete_job(struct xrma_rma_job *job, int status)
 	complete_run(job->dmaq, job);
 }
 
-void xrma_core_dmaq_job_started(struct xrma_rma_job *job)
-{
-	(void)job; /* started jobs are simply no longer cancellable: the engine unlinked it */
-}
-
 void xrma_core_dmaq_job_run(struct xrma_rma_job *job)
 {
 	struct xrma_core_ctx *ctx = job->dmaq->ctx;
@@ -428,7 +423,7 @@ void xrma_core_dmaq_job_run(struct xrma_rma_job *job)
 	/* Lost while the job waited: the memory is nobody's now, nothing may land in it. */
 	status = xrma_core_rseg_usable(job->rseg);
 	if (!status)
-		status = xrma_core_call_rma(ctx, job->op, job->rseg->prmem,
+		status = xrma_core_call_rma(ctx, job->op, job->rseg->remote_mem,
 					    job->rseg->base + job->remote_offset, job->iov,
 					    job->iov_count, job->flags & XRMA_RMA_ORDERED);
 	complete_job(job, status);
@@ -448,7 +443,7 @@ void xrma_core_dmaq_job_post(struct xrma_rma_job *job)
 
 	ret = xrma_core_rseg_usable(job->rseg);
 	if (!ret)
-		ret = xrma_core_call_rma_post(ctx, job->op, job->rseg->prmem,
+		ret = xrma_core_call_rma_post(ctx, job->op, job->rseg->remote_mem,
 					      job->rseg->base + job->remote_offset, job->iov,
 					      job->iov_count, job->flags & XRMA_RMA_ORDERED, job_done,
 					      job);

@@ -85,12 +85,10 @@ static inline int xrma_core_dmaq_acquire(const void *handle, struct xrma_core_dm
 }
 
 /*
- * Engine hooks: a job leaves the waiting list; a job runs to its end (the
- * provider's synchronous rma); a job is posted (rma_post, whose done reaches
- * xrma_engine_job_done); posted jobs' results (job->result) are reported, a
- * list linked by next in posting order.
+ * Engine hooks: a job runs to its end (the provider's synchronous rma); a job
+ * is posted (rma_post, whose done reaches xrma_engine_job_done); posted jobs'
+ * results (job->result) are reported, a list linked by next in posting order.
  */
-void xrma_core_dmaq_job_started(struct xrma_rma_job *job);
 void xrma_core_dmaq_job_run(struct xrma_rma_job *job);
 void xrma_core_dmaq_job_post(struct xrma_rma_job *job);
 void xrma_core_dmaq_jobs_retire(struct xrma_rma_job *list);

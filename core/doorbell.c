@@ -43,7 +43,7 @@ int xrma_doorbell_ring(struct xrma_ctx *handle, uint32_t node, uint64_t bits)
 		return ret;
 	ret = doorbell_bits_ok(ctx, bits);
 	if (!ret)
-		ret = xrma_core_call_db_ring(ctx, node, bits);
+		ret = xrma_core_call_doorbell_raise(ctx, node, bits);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
@@ -60,7 +60,7 @@ int xrma_doorbell_wait(struct xrma_ctx *handle, uint64_t mask, int timeout_ms, u
 		return ret;
 	ret = doorbell_bits_ok(ctx, mask);
 	if (!ret)
-		ret = xrma_core_call_db_wait(ctx, mask, timeout_ms, fired);
+		ret = xrma_core_call_doorbell_wait(ctx, mask, timeout_ms, fired);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
@@ -87,7 +87,7 @@ int xrma_scratchpad_read(struct xrma_ctx *handle, uint32_t node, uint32_t index,
 		return ret;
 	ret = scratchpad_index_ok(ctx, index);
 	if (!ret)
-		ret = xrma_core_call_spad_read(ctx, node, index, value);
+		ret = xrma_core_call_scratchpad_read(ctx, node, index, value);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }
@@ -101,7 +101,7 @@ int xrma_scratchpad_write(struct xrma_ctx *handle, uint32_t node, uint32_t index
 		return ret;
 	ret = scratchpad_index_ok(ctx, index);
 	if (!ret)
-		ret = xrma_core_call_spad_write(ctx, node, index, value);
+		ret = xrma_core_call_scratchpad_write(ctx, node, index, value);
 	xrma_handle_put(&ctx->obj);
 	return ret;
 }

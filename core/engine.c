@@ -89,7 +89,6 @@ static struct xrma_rma_job *pop_locked(struct xrma_engine *engine)
 		engine->tail = NULL;
 	job->next = NULL;
 	atomic_fetch_sub_explicit(&engine->queued, 1, memory_order_relaxed);
-	xrma_core_dmaq_job_started(job);
 	if (engine->async)
 		activate_locked(engine, job);
 	return job;
@@ -240,7 +239,6 @@ int xrma_engine_post_direct(struct xrma_core_ctx *ctx, struct xrma_rma_job *job)
 	ret = start_locked(ctx, engine);
 	if (!ret && !engine->head && engine->active < ENGINE_ACTIVE_MAX &&
 	    !(engine->active && (job->flags & XRMA_RMA_FENCE))) {
-		xrma_core_dmaq_job_started(job);
 		activate_locked(engine, job);
 		ret = 1;
 	}

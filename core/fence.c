@@ -338,10 +338,11 @@ static void fire_remote(struct xrma_fence_signal *s)
 
 	/* A lost target has no one left to read the value: errors are dropped. */
 	if ((ctx->caps.flags & XRMA_CAP_ATOMIC) && s->remote_offset % 8 == 0)
-		(void)xrma_core_call_atomic(ctx, s->remote->prmem, s->remote->base + s->remote_offset,
+		(void)xrma_core_call_atomic(ctx, s->remote->remote_mem,
+					    s->remote->base + s->remote_offset,
 					    XRMA_ATOMIC_SWAP, s->remote_value, 0, &old);
 	else
-		(void)xrma_core_call_rma(ctx, XRMA_RMA_WRITE, s->remote->prmem,
+		(void)xrma_core_call_rma(ctx, XRMA_RMA_WRITE, s->remote->remote_mem,
 					 s->remote->base + s->remote_offset, &iov, 1, XRMA_RMA_ORDERED);
 }
 

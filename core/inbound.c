@@ -25,11 +25,11 @@ static void on_ctrl_recv(void *core, const struct xrma_prov_addr *src, const voi
 		return;
 	switch (msg.type) {
 	case XRMA_WIRE_REPLY:
-		if (!xrma_control_on_reply(ctx, src, &msg))
+		if (!xrma_core_control_on_reply(ctx, src, &msg))
 			xrma_core_conn_on_late_reply(ctx, src, &msg);
 		break;
 	case XRMA_WIRE_PING:
-		xrma_control_reply(ctx, src, msg.req, 0, NULL, NULL, 0);
+		xrma_core_control_reply(ctx, src, msg.req, 0, NULL, NULL, 0);
 		break;
 	case XRMA_WIRE_SEG_IMPORT:
 		xrma_core_seg_on_import(ctx, src, &msg);
@@ -76,11 +76,12 @@ static void on_peer_down(void *core, const struct xrma_prov_addr *peer, int stat
 {
 	struct xrma_core_ctx *ctx = core;
 
-	xrma_control_on_peer_down(ctx, peer, status);
+	xrma_core_control_on_peer_down(ctx, peer, status);
 	xrma_core_seg_on_peer_down(ctx, peer, status);
 	xrma_core_rseg_on_peer_down(ctx, peer, status);
 	xrma_core_conn_on_peer_down(ctx, peer, status);
 	xrma_core_intr_on_peer_down(ctx, peer, status);
+	xrma_core_rintr_on_peer_down(ctx, peer, status);
 }
 
 static void on_link_event(void *core, uint32_t node, bool up)

@@ -21,5 +21,7 @@ void xrma_core_intr_on_trigger(struct xrma_core_ctx *ctx, const struct xrma_prov
 void xrma_core_rintr_on_gone(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *src,
 			     const struct xrma_wire_msg *msg);
 void xrma_core_intr_on_peer_down(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *peer, int status);
+void xrma_core_rintr_on_peer_down(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *peer,
+				  int status);
 
 #endif

@@ -197,24 +197,25 @@ static inline int xrma_core_call_rmem_errors(struct xrma_core_ctx *ctx, struct x
 }
 
 /* --- doorbells, scratchpads and control registers --- */
-static inline int xrma_core_call_db_ring(struct xrma_core_ctx *ctx, uint32_t node, uint64_t bits)
+static inline int xrma_core_call_doorbell_raise(struct xrma_core_ctx *ctx, uint32_t node,
+						uint64_t bits)
 {
-	return XRMA_PROV_CALL(ctx, db_ring, node, bits);
+	return XRMA_PROV_CALL(ctx, doorbell_raise, node, bits);
 }
-static inline int xrma_core_call_db_wait(struct xrma_core_ctx *ctx, uint64_t mask, int timeout_ms,
-					 uint64_t *fired)
+static inline int xrma_core_call_doorbell_wait(struct xrma_core_ctx *ctx, uint64_t mask,
+					       int timeout_ms, uint64_t *fired)
 {
-	return XRMA_PROV_CALL(ctx, db_wait, mask, timeout_ms, fired);
+	return XRMA_PROV_CALL(ctx, doorbell_wait, mask, timeout_ms, fired);
 }
-static inline int xrma_core_call_spad_read(struct xrma_core_ctx *ctx, uint32_t node, uint32_t index,
-					   uint32_t *value)
+static inline int xrma_core_call_scratchpad_read(struct xrma_core_ctx *ctx, uint32_t node,
+						 uint32_t index, uint32_t *value)
 {
-	return XRMA_PROV_CALL(ctx, spad_read, node, index, value);
+	return XRMA_PROV_CALL(ctx, scratchpad_read, node, index, value);
 }
-static inline int xrma_core_call_spad_write(struct xrma_core_ctx *ctx, uint32_t node, uint32_t index,
-					    uint32_t value)
+static inline int xrma_core_call_scratchpad_write(struct xrma_core_ctx *ctx, uint32_t node,
+						  uint32_t index, uint32_t value)
 {
-	return XRMA_PROV_CALL(ctx, spad_write, node, index, value);
+	return XRMA_PROV_CALL(ctx, scratchpad_write, node, index, value);
 }
 static inline int xrma_core_call_csr_read(struct xrma_core_ctx *ctx, uint32_t node, uint32_t offset,
 					  uint32_t *value)

@@ -54,8 +54,9 @@ bool xrma_provider_ops_valid(const struct xrma_provider *prov)
 		return false;
 	if (!!o->atomic != !!(caps & XRMA_CAP_ATOMIC))
 		return false;
-	if (!!o->db_ring != !!(caps & XRMA_CAP_DOORBELL) || !!o->db_wait != !!o->db_ring ||
-	    !!o->spad_read != !!o->db_ring || !!o->spad_write != !!o->db_ring)
+	if (!!o->doorbell_raise != !!(caps & XRMA_CAP_DOORBELL) ||
+	    !!o->doorbell_wait != !!o->doorbell_raise || !!o->scratchpad_read != !!o->doorbell_raise ||
+	    !!o->scratchpad_write != !!o->doorbell_raise)
 		return false;
 	if (!!o->mem_bus_addr != !!(caps & XRMA_CAP_BUS_ADDR))
 		return false;

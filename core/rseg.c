@@ -30,7 +30,7 @@ static void rseg_destroy(struct xrma_obj *obj)
 	struct xrma_core_rseg *rseg = (struct xrma_core_rseg *)obj;
 	struct xrma_core_ctx *ctx = rseg->ctx;
 
-	xrma_core_call_mem_unimport(ctx, rseg->prmem);
+	xrma_core_call_mem_unimport(ctx, rseg->remote_mem);
 	xrma_evq_destroy(&rseg->events);
 	xrma_lock_destroy(&rseg->lock);
 	free(rseg);
@@ -55,7 +55,7 @@ static void send_release(struct xrma_core_rseg *rseg)
 	};
 
 	/* An owner that is gone has nothing to uncount. */
-	(void)xrma_control_send(rseg->ctx, &rseg->owner, &msg);
+	(void)xrma_core_control_send(rseg->ctx, &rseg->owner, &msg);
 }
 
 /*
@@ -71,7 +71,7 @@ static void release_and_wait(struct xrma_core_rseg *rseg)
 	};
 	struct xrma_reply reply;
 
-	(void)xrma_control_call(rseg->ctx, &rseg->owner, &msg, &reply, RSEG_RELEASE_TIMEOUT_MS);
+	(void)xrma_core_control_call(rseg->ctx, &rseg->owner, &msg, &reply, RSEG_RELEASE_TIMEOUT_MS);
 }
 
 /* What an import names: a segment id, or a window of bus addresses. */
@@ -98,7 +98,7 @@ static int request_import(struct xrma_core_rseg *rseg, const struct rseg_target 
 	struct xrma_reply reply;
 	int ret;
 
-	ret = xrma_control_call(rseg->ctx, &rseg->owner, &msg, &reply, timeout_ms);
+	ret = xrma_core_control_call(rseg->ctx, &rseg->owner, &msg, &reply, timeout_ms);
 	/* The owner may have counted us after all; a raw window is never counted. */
 	if (ret == -XRMA_ETIMEDOUT && !t->raw)
 		send_release(rseg);
@@ -161,7 +161,7 @@ static int rseg_open(struct xrma_core_ctx *ctx, const struct rseg_target *t, uin
 	if (ret)
 		goto err_unregister;
 	ret = xrma_core_call_mem_import(ctx, &rseg->owner, &key, seg_len, access,
-					&rseg->prmem);
+					&rseg->remote_mem);
 	if (ret)
 		goto err_release;
 	ret = xrma_handle_alloc(&rseg->obj, XRMA_OBJ_RSEG, rseg_destroy);
@@ -177,7 +177,7 @@ static int rseg_open(struct xrma_core_ctx *ctx, const struct rseg_target *t, uin
 	return 0;
 
 err_unimport:
-	xrma_core_call_mem_unimport(ctx, rseg->prmem);
+	xrma_core_call_mem_unimport(ctx, rseg->remote_mem);
 err_release:
 	if (!rseg->raw)
 		send_release(rseg);
@@ -375,7 +375,8 @@ int xrma_rseg_map(struct xrma_rseg *handle, size_t offset, size_t len, uint32_t 
 	page = ctx->caps.page_size;
 	base_off = offset & ~(page - 1);
 	end = (offset + len + page - 1) & ~(page - 1);
-	ret = xrma_core_call_map(ctx, rseg->prmem, rseg->base + base_off, end - base_off, flags, &base);
+	ret = xrma_core_call_map(ctx, rseg->remote_mem, rseg->base + base_off, end - base_off, flags,
+				 &base);
 	if (ret) {
 		free(map);
 		goto out_put;
@@ -414,7 +415,7 @@ int xrma_rseg_unmap(struct xrma_rseg *handle, void *addr)
 	}
 	xrma_unlock(&rseg->lock);
 	if (map) {
-		xrma_core_call_unmap(rseg->ctx, rseg->prmem, map->base, map->base_len);
+		xrma_core_call_unmap(rseg->ctx, rseg->remote_mem, map->base, map->base_len);
 		free(map);
 	} else {
 		ret = -XRMA_EINVAL;
@@ -448,8 +449,8 @@ int xrma_rseg_atomic(struct xrma_rseg *handle, size_t offset, enum xrma_atomic_o
 	else
 		ret = xrma_core_rseg_usable(rseg);
 	if (!ret)
-		ret = xrma_core_call_atomic(rseg->ctx, rseg->prmem, rseg->base + offset, op, operand,
-					    compare, old);
+		ret = xrma_core_call_atomic(rseg->ctx, rseg->remote_mem, rseg->base + offset, op,
+					    operand, compare, old);
 	xrma_handle_put(&rseg->obj);
 	return ret;
 }
@@ -467,7 +468,7 @@ int xrma_rseg_errors(struct xrma_rseg *handle, uint32_t flags, struct xrma_rseg_
 	if (!(rseg->ctx->caps.flags & XRMA_CAP_RSEG_ERRORS))
 		ret = -XRMA_ENOTSUP;
 	else
-		ret = xrma_core_call_rmem_errors(rseg->ctx, rseg->prmem, flags, errors);
+		ret = xrma_core_call_rmem_errors(rseg->ctx, rseg->remote_mem, flags, errors);
 	xrma_handle_put(&rseg->obj);
 	return ret;
 }

@@ -32,7 +32,7 @@ struct xrma_core_rseg {
 	size_t base;                        /* fixed once imported */
 	bool raw;                           /* fixed */
 	uint32_t access;                    /* fixed once imported */
-	struct xrma_prov_rmem *prmem;       /* fixed once imported */
+	struct xrma_prov_rmem *remote_mem;       /* fixed once imported */
 	struct xrma_ref busy;               /* transfers and signals using it */
 	bool published;                     /* under ctx->lock: has a handle */
 	uint64_t early_notice;              /* under ctx->lock: notice that beat publication */

@@ -294,7 +294,7 @@ static void send_notice(struct xrma_core_seg *seg, const struct xrma_seg_importe
 	};
 
 	/* An importer that is already gone needs no notice. */
-	(void)xrma_control_send(seg->ctx, &imp->addr, &msg);
+	(void)xrma_core_control_send(seg->ctx, &imp->addr, &msg);
 }
 
 int xrma_seg_unexport(struct xrma_seg *handle, uint32_t flags)
@@ -419,7 +419,7 @@ void xrma_core_seg_on_import(struct xrma_core_ctx *ctx, const struct xrma_prov_a
 	int status = 0;
 
 	if (!seg) {
-		xrma_control_reply(ctx, src, msg->req, -XRMA_ENOENT, NULL, NULL, 0);
+		xrma_core_control_reply(ctx, src, msg->req, -XRMA_ENOENT, NULL, NULL, 0);
 		return;
 	}
 	xrma_lock(&seg->lock);
@@ -438,13 +438,13 @@ void xrma_core_seg_on_import(struct xrma_core_ctx *ctx, const struct xrma_prov_a
 	if (!status) {
 		args[0] = seg->len;
 		args[1] = wanted;
-		if (xrma_control_reply(ctx, src, msg->req, 0, args, key.bytes, key.len)) {
+		if (xrma_core_control_reply(ctx, src, msg->req, 0, args, key.bytes, key.len)) {
 			/* The importer is gone already; its peer_down will uncount it. */
 		}
 		xrma_evq_post(&seg->events,
 			      &(struct xrma_event){ .type = XRMA_EVENT_CONNECT, .node = src->node });
 	} else {
-		xrma_control_reply(ctx, src, msg->req, status, NULL, NULL, 0);
+		xrma_core_control_reply(ctx, src, msg->req, status, NULL, NULL, 0);
 	}
 	xrma_handle_put(&seg->obj);
 }
@@ -518,9 +518,9 @@ void xrma_core_seg_on_import_bus(struct xrma_core_ctx *ctx, const struct xrma_pr
 		args[1] = wanted;
 		args[2] = seg->id;
 		args[3] = offset;
-		(void)xrma_control_reply(ctx, src, msg->req, 0, args, key.bytes, key.len);
+		(void)xrma_core_control_reply(ctx, src, msg->req, 0, args, key.bytes, key.len);
 	} else {
-		xrma_control_reply(ctx, src, msg->req, status, NULL, NULL, 0);
+		xrma_core_control_reply(ctx, src, msg->req, status, NULL, NULL, 0);
 	}
 	if (seg)
 		xrma_handle_put(&seg->obj);
@@ -555,7 +555,7 @@ void xrma_core_seg_on_release(struct xrma_core_ctx *ctx, const struct xrma_prov_
 
 	/* Answered after uncounting, so the importer's close means "uncounted". */
 	if (msg->req)
-		xrma_control_reply(ctx, src, msg->req, 0, NULL, NULL, 0);
+		xrma_core_control_reply(ctx, src, msg->req, 0, NULL, NULL, 0);
 	if (!seg)
 		return;
 	if (removed)

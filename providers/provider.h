@@ -193,11 +193,11 @@ struct xrma_provider_ops {
 		      uint64_t operand, uint64_t compare, uint64_t *old);
 	/* XRMA_CAP_DOORBELL (all four or none): a doorbell register and scratchpads
 	 * per node. bits/mask lie within caps->doorbell_count bits and index below
-	 * caps->spad_count (the core checks). db_wait consumes the bits it returns. */
-	int (*db_ring)(void *state, uint32_t node, uint64_t bits);
-	int (*db_wait)(void *state, uint64_t mask, int timeout_ms, uint64_t *fired);
-	int (*spad_read)(void *state, uint32_t node, uint32_t index, uint32_t *value);
-	int (*spad_write)(void *state, uint32_t node, uint32_t index, uint32_t value);
+	 * caps->spad_count (the core checks). doorbell_wait consumes the bits it returns. */
+	int (*doorbell_raise)(void *state, uint32_t node, uint64_t bits);
+	int (*doorbell_wait)(void *state, uint64_t mask, int timeout_ms, uint64_t *fired);
+	int (*scratchpad_read)(void *state, uint32_t node, uint32_t index, uint32_t *value);
+	int (*scratchpad_write)(void *state, uint32_t node, uint32_t index, uint32_t value);
 	/* Optional, no capability bit: report node's live objects, contexts first, with no
 	 * provider lock held while report runs; report's non-zero return stops the walk
 	 * and is returned. For xrma_info and diagnostics, never on a data path. */

@@ -10,7 +10,7 @@
  * act as several nodes. SCIInitialize is optional (the 1999 API has none).
  */
 #include "personalities/sisci/sisci.h"
-#include "core/detail.h"
+#include "common/detail.h"
 
 #include <stdio.h>
 #include <stdlib.h>

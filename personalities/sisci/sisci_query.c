@@ -8,7 +8,7 @@
  * and string commands stay in sisci_general.c; docs/sisci.md has the rules.
  */
 #include "personalities/sisci/sisci.h"
-#include "core/detail.h"
+#include "common/detail.h"
 
 sci_error_t xrma_sisci_query_local_segment(sci_query_local_segment_t *q)
 {

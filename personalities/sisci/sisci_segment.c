@@ -11,7 +11,7 @@
  * the core's callback and go to the SISCI callback or the wait queue.
  */
 #include "personalities/sisci/sisci.h"
-#include "core/detail.h"
+#include "common/detail.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -70,7 +70,6 @@ static int ntb_read_limits(const struct xrma_config *cfg, struct hostfab_model *
 static int ntb_open(const struct xrma_prov_open_args *args, void **state, struct xrma_prov_addr *self)
 {
 	struct ntb_model *model;
-	struct hostfab_ep *ep;
 	int ret;
 
 	if (!args || !args->config)
@@ -89,8 +88,6 @@ static int ntb_open(const struct xrma_prov_open_args *args, void **state, struct
 		free(model);
 		return ret;
 	}
-	ep = *state;
-	(void)ep;
 	if (args->caps) {
 		args->caps->doorbell_count = model->m.db_count;
 		args->caps->spad_count = model->m.spad_count;
@@ -138,10 +135,10 @@ static const struct xrma_provider_ops ntb_ops = {
 	.map = hostfab_map,
 	.unmap = hostfab_unmap,
 	.atomic = hostfab_atomic,
-	.db_ring = hostfab_db_ring,
-	.db_wait = hostfab_db_wait,
-	.spad_read = hostfab_spad_read,
-	.spad_write = hostfab_spad_write,
+	.doorbell_raise = hostfab_doorbell_raise,
+	.doorbell_wait = hostfab_doorbell_wait,
+	.scratchpad_read = hostfab_scratchpad_read,
+	.scratchpad_write = hostfab_scratchpad_write,
 	.mem_bus_addr = hostfab_mem_bus_addr,
 	.bus_owner = hostfab_bus_owner,
 	.bus_permit = hostfab_bus_permit,

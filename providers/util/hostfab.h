@@ -419,10 +419,10 @@ void hostfab_stage_serve(struct hostfab_ep *ep, struct hostfab_conn *conn, const
 void hostfab_stage_release(struct hostfab_conn *conn);
 
 /* hostfab_db.c */
-int hostfab_db_ring(void *state, uint32_t node, uint64_t bits);
-int hostfab_db_wait(void *state, uint64_t mask, int timeout_ms, uint64_t *fired);
-int hostfab_spad_read(void *state, uint32_t node, uint32_t index, uint32_t *value);
-int hostfab_spad_write(void *state, uint32_t node, uint32_t index, uint32_t value);
+int hostfab_doorbell_raise(void *state, uint32_t node, uint64_t bits);
+int hostfab_doorbell_wait(void *state, uint64_t mask, int timeout_ms, uint64_t *fired);
+int hostfab_scratchpad_read(void *state, uint32_t node, uint32_t index, uint32_t *value);
+int hostfab_scratchpad_write(void *state, uint32_t node, uint32_t index, uint32_t value);
 
 /* hostfab_init.c */
 int hostfab_open(const struct hostfab_model *model, const struct xrma_prov_open_args *args,

@@ -34,7 +34,7 @@ static int db_dir(struct hostfab_ep *ep, uint32_t node, struct hostfab_dirmap **
 	return ret;
 }
 
-int hostfab_db_ring(void *state, uint32_t node, uint64_t bits)
+int hostfab_doorbell_raise(void *state, uint32_t node, uint64_t bits)
 {
 	struct hostfab_ep *ep = state;
 	struct hostfab_dirmap *map;
@@ -69,7 +69,7 @@ static uint64_t db_take(struct hostfab_dir *dir, uint64_t mask)
 	return 0;
 }
 
-int hostfab_db_wait(void *state, uint64_t mask, int timeout_ms, uint64_t *fired)
+int hostfab_doorbell_wait(void *state, uint64_t mask, int timeout_ms, uint64_t *fired)
 {
 	struct hostfab_ep *ep = state;
 	struct hostfab_dir *dir;
@@ -115,7 +115,7 @@ static int spad_check(struct hostfab_ep *ep, uint32_t index)
 	return 0;
 }
 
-int hostfab_spad_read(void *state, uint32_t node, uint32_t index, uint32_t *value)
+int hostfab_scratchpad_read(void *state, uint32_t node, uint32_t index, uint32_t *value)
 {
 	struct hostfab_ep *ep = state;
 	struct hostfab_dirmap *map;
@@ -133,7 +133,7 @@ int hostfab_spad_read(void *state, uint32_t node, uint32_t index, uint32_t *valu
 	return ret;
 }
 
-int hostfab_spad_write(void *state, uint32_t node, uint32_t index, uint32_t value)
+int hostfab_scratchpad_write(void *state, uint32_t node, uint32_t index, uint32_t value)
 {
 	struct hostfab_ep *ep = state;
 	struct hostfab_dirmap *map;
