@@ -228,7 +228,7 @@ awk -F, -v OFS=, '
 			row("dma_rma_1MiB", what, ">= 0.9", r, r != "" && r >= 0.9)
 		}
 		r = ("posted64" in val) ? val["posted64"] : ""
-		row("dma_posted_64B", "SISCI posted 64 B DMA, start to wait / SCIStartDmaTransfer(DMA_WAIT) (same run)", "<= 2", r, r != "" && r <= 2)
+		row("dma_posted_64B", "SISCI posted 64 B DMA start-to-wait time / SCIStartDmaTransfer(DMA_WAIT) time (same run)", "<= 2", r, r != "" && r <= 2)
 		r = ("rma8" in val) ? val["rma8"] / 1000 : ""
 		row("rma_8B_us", "xrma RMA write (sync) 8 B in microseconds", "<= 0.3", r, r != "" && r <= 0.3)
 		r = ("rma8" in val && val["fab8"] > 0) ? val["fab8"] / val["rma8"] : ""
