@@ -5,9 +5,12 @@
  * flags, abort, and waits that spin briefly before they block. The engine
  * thread (core/engine.c) runs asynchronous jobs, several at a time where the
  * provider has rma_post; a synchronous post on an idle queue runs in the
- * caller, which is what makes small SYNC transfers cheap. Where the provider
- * also has rma_poll, posts go out from the caller while the engine is
- * idle and waiters drive completions themselves before they block.
+ * caller, which is what makes small SYNC transfers cheap. So does a short
+ * asynchronous one where the provider copies with the CPU (rma_try): the
+ * poster finishes it and its completion waits in the queue (DESIGN.md, "a
+ * transfer a CPU copy finishes is finished by the thread that posted it").
+ * Where the provider has rma_poll, posts go out from the caller while the
+ * engine is idle and waiters drive completions themselves before they block.
  */
 #include "core/dmaq.h"
 
@@ -34,6 +37,13 @@
 /* Bytes of a job with room for room vector entries (and as many segments). */
 #define JOB_SIZE(room) \
 	(sizeof(struct xrma_rma_job) + (room) * (sizeof(struct iovec) + sizeof(struct xrma_core_seg *)))
+/*
+ * Longest asynchronous transfer the poster runs itself (rma_try). Below it the
+ * hand-off to the engine thread and back (two wake-ups, 10-300 us on a loaded
+ * machine) costs more than the copy; above it the poster gets its overlap
+ * with the copy, which the engine thread does meanwhile.
+ */
+#define DMAQ_TRY_MAX (64u * 1024)
 #define RMA_FLAGS_ALL (XRMA_RMA_SUPPRESS | XRMA_RMA_UNSIGNALLED | XRMA_RMA_FENCE | XRMA_RMA_SYNC | \
 		       XRMA_RMA_ORDERED)
 
@@ -470,6 +480,12 @@ static void cancel_job(struct xrma_rma_job *job)
 	complete_job(job, -XRMA_ECANCELED);
 }
 
+/* Whether the poster may run short asynchronous jobs itself: a CPU copy, nothing in the background. */
+static bool dmaq_can_try(const struct xrma_core_ctx *ctx)
+{
+	return XRMA_PROV_HAS(ctx, rma_try) && !XRMA_PROV_HAS(ctx, rma_post);
+}
+
 /* Start an asynchronous job: from the caller when the engine is idle, else through it. */
 static void start_async(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job)
 {
@@ -479,6 +495,28 @@ static void start_async(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job)
 		ret = xrma_engine_submit(dmaq->ctx, job);
 	if (ret < 0)
 		complete_job(job, ret);   /* reported through the queue, as a transfer that failed */
+}
+
+/*
+ * Run an asynchronous job of an idle queue in the poster's thread if the
+ * provider can finish it now; else (-XRMA_EAGAIN: nothing moved) the engine
+ * runs it as it would have. Either way it completes through the queue, so
+ * cookies, suppressed and unsignalled entries, fences and signals are as for
+ * a job the engine ran.
+ */
+static void try_async(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job)
+{
+	struct xrma_core_ctx *ctx = dmaq->ctx;
+	int status = xrma_core_rseg_usable(job->rseg);
+
+	if (!status)
+		status = xrma_core_call_rma_try(ctx, job->op, job->rseg->prmem,
+						job->rseg->base + job->remote_offset, job->iov,
+						job->iov_count, job->flags & XRMA_RMA_ORDERED);
+	if (status == -XRMA_EAGAIN)
+		start_async(dmaq, job);
+	else
+		complete_job(job, status);
 }
 
 void xrma_core_dmaq_drive_locked(struct xrma_core_dmaq *dmaq, bool *driving)
@@ -527,7 +565,7 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 	_Alignas(struct xrma_rma_job) unsigned char stack_job[JOB_SIZE(SYNC_STACK_IOV)];
 	struct xrma_core_dmaq *dmaq;
 	struct xrma_rma_job *job = NULL;
-	bool inline_run, on_heap, spare;
+	bool inline_run, try_run, on_heap, spare;
 	int ret;
 
 	if ((op != XRMA_RMA_READ && op != XRMA_RMA_WRITE) || !local || !count || count > XRMA_IOV_MAX ||
@@ -584,7 +622,13 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 		goto err_release;
 	}
 	holds_enter_locked(dmaq, job);
+	/*
+	 * On an idle queue the poster runs the job: nothing posted before it can
+	 * still be running, so ordering and fences hold. A post racing it from
+	 * another thread finds the queue busy and goes to the engine.
+	 */
 	inline_run = job->sync && !dmaq->outstanding;
+	try_run = !job->sync && !dmaq->outstanding && len <= DMAQ_TRY_MAX && dmaq_can_try(dmaq->ctx);
 	link_inflight_locked(dmaq, job);
 	if (dmaq->publish_seg)
 		xrma_core_fence_publish_locked(dmaq);
@@ -594,6 +638,9 @@ int xrma_dmaq_post(struct xrma_dmaq *handle, enum xrma_rma_op op, const struct x
 		ret = run_sync(dmaq, job, inline_run);
 		if (on_heap)
 			free(job);
+	} else if (try_run) {
+		try_async(dmaq, job);
+		ret = 0;
 	} else {
 		start_async(dmaq, job);
 		ret = 0;

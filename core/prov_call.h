@@ -177,6 +177,12 @@ static inline int xrma_core_call_rma(struct xrma_core_ctx *ctx, enum xrma_rma_op
 {
 	return XRMA_PROV_CALL(ctx, rma, op, rmem, offset, iov, count, flags);
 }
+static inline int xrma_core_call_rma_try(struct xrma_core_ctx *ctx, enum xrma_rma_op op,
+					 struct xrma_prov_rmem *rmem, size_t offset,
+					 const struct iovec *iov, size_t count, uint32_t flags)
+{
+	return XRMA_PROV_CALL(ctx, rma_try, op, rmem, offset, iov, count, flags);
+}
 static inline int xrma_core_call_rma_post(struct xrma_core_ctx *ctx, enum xrma_rma_op op,
 					  struct xrma_prov_rmem *rmem, size_t offset,
 					  const struct iovec *iov, size_t count, uint32_t flags,

@@ -155,6 +155,18 @@ struct xrma_provider_ops {
 		   const struct iovec *iov, size_t count, uint32_t flags);
 
 	/*
+	 * Optional, no capability bit: rma, when the transfer can finish now
+	 * without waiting for anything but the copy (no gate, back pressure,
+	 * device or other thread): the same result as rma. Else -XRMA_EAGAIN,
+	 * and nothing was moved. With it the core runs a short asynchronous
+	 * transfer on an idle queue in the posting thread (core/dmaq.c), where
+	 * a CPU copy costs less than handing it to the engine thread and back.
+	 * Not used with rma_post, whose transfers run in the background.
+	 */
+	int (*rma_try)(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
+		       const struct iovec *iov, size_t count, uint32_t flags);
+
+	/*
 	 * Optional, no capability bit: the same transfer, asynchronous, so the
 	 * core's DMA engine keeps several in flight (up to the queues' depths).
 	 * Returns 0 once the transfer is posted and then calls done(arg, status)

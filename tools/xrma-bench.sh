@@ -193,13 +193,14 @@ awk -F, -v OFS=, -v columns="$columns" '
 [ -s "$rows" ] || awk -v c="$columns" 'BEGIN { print c ",floor,floor_ns,floor_ratio,libfabric,libfabric_ns,libfabric_ratio" }' >"$out/results.csv"
 rm -f "$rows"
 
-# ---- targets.csv: the five goals, each a ratio from this run ----
+# ---- targets.csv: the goals, each a ratio from this run ----
 awk -F, -v OFS=, '
 	NR == 1 { next }
 	function keep(key, v) { if (!(key in val)) val[key] = v }
 	{
 		if ($1 == "sisci_scipp" && $6 == 4) { keep("pio", $9); keep("pio_raw", $14) }
 		if ($1 == "sisci_dma_bench" && $4 == "dma_write" && $6 == 1048576) keep("dma", $14 / $9)
+		if ($1 == "sisci_dma_bench" && $4 == "dma_posted" && $6 == 64) keep("posted64", $16)
 		if ($1 == "xrma_pingpong" && $4 == "rma_write_sync" && $6 == 1048576) keep("rma1m", $14 / $9)
 		if ($1 == "scif_rma_bw" && $4 == "scif_writeto[sync]" && $6 == 1048576) keep("scif1m", $14 / $9)
 		if ($1 == "xrma_pingpong" && $4 == "rma_write_sync" && $6 == 8) keep("rma8", $9)
@@ -227,6 +228,8 @@ awk -F, -v OFS=, '
 			r = (key in val) ? val[key] : ""
 			row("dma_rma_1MiB", what, ">= 0.9", r, r != "" && r >= 0.9)
 		}
+		r = ("posted64" in val) ? val["posted64"] : ""
+		row("dma_posted_64B", "SISCI posted 64 B DMA start-to-wait time / SCIStartDmaTransfer(DMA_WAIT) time (same run)", "<= 2", r, r != "" && r <= 2)
 		r = ("rma8" in val) ? val["rma8"] / 1000 : ""
 		row("rma_8B_us", "xrma RMA write (sync) 8 B in microseconds", "<= 0.3", r, r != "" && r <= 0.3)
 		r = ("rma8" in val && val["fab8"] > 0) ? val["fab8"] / val["rma8"] : ""

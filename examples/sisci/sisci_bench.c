@@ -30,14 +30,14 @@ void sb_check(sci_error_t err, const char *what)
 	}
 }
 
-static void usage(const char *prog, const char *text)
+static void usage(const char *prog, const struct sb_opts *o, const char *text)
 {
 	fprintf(stderr,
 		"usage: %s [-server | -client -rn NODE] [-a ADAPTER] [-i iterations] [-r repetitions]\n"
-		"       [-s max_bytes] [--csv | --format=csv|text]\n%s"
+		"       [-s max_bytes] [--csv | --format=csv|text]%s\n%s"
 		"Without -server/-client the program starts its own server (node 2) and is the\n"
 		"client (node 1). Node ids come from XRMA_NODE_ID.\n",
-		prog, text);
+		prog, o->bench.selectable ? " [--only=TEXT]" : "", text);
 	exit(2);
 }
 
@@ -91,13 +91,15 @@ void sb_parse(int argc, char **argv, struct sb_opts *o, const char *text)
 			o->bench.csv = true;
 		} else if (!strncmp(a, "--format=", 9) && bench_set_format(&o->bench, a + 9)) {
 			continue;
+		} else if (o->bench.selectable && !strncmp(a, "--only=", 7) && a[7]) {
+			o->bench.only = a + 7;
 		} else {
-			usage(argv[0], text);
+			usage(argv[0], o, text);
 		}
 	}
 	if (o->bench.iterations < 1 || o->bench.repetitions < 1 || o->bench.max_size < 4 ||
 	    (o->server && o->client))
-		usage(argv[0], text);
+		usage(argv[0], o, text);
 	if (!o->server && !o->client) {
 		/* Our own fabric, so the demo never meets another run. */
 		snprintf(fabric, sizeof(fabric), "sisci-%s-%d", strrchr(argv[0], '/') ?

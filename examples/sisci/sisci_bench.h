@@ -60,7 +60,7 @@ void sb_check(sci_error_t err, const char *what);
 
 /*
  * Parse -server | -client -rn NODE, -a ADAPTER, plus bench options (-i -r -s
- * --csv). Without -server/-client, start the server process and become the
+ * --csv, and --only=TEXT where o->bench.selectable is set). Without -server/-client, start the server process and become the
  * client (true is returned to the server child's caller as a server).
  */
 void sb_parse(int argc, char **argv, struct sb_opts *o, const char *usage);

@@ -5,7 +5,12 @@
  * segment into the server's segment and back (SCI_FLAG_DMA_READ), for sizes
  * from 64 B to 16 MiB, against memcpy into and out of a raw shared page that
  * the same two processes share (the floor). The bytes are checked afterwards
- * by reading them back through a second DMA.
+ * by reading them back through a second DMA. Two latency tables follow: a
+ * posted transfer's start-to-wait time (SCIStartDmaTransfer without
+ * SCI_FLAG_DMA_WAIT, then SCIWaitForDMAQueue; and SCIResetDMAQueue,
+ * SCIEnqueueDMATransfer, SCIPostDMAQueue, SCIWaitForDMAQueue), each against
+ * SCIStartDmaTransfer(SCI_FLAG_DMA_WAIT) of the same size, the two timed in
+ * alternation within every repetition so the ratio is a same-run one.
  *   sisci_dma_bench | sisci_dma_bench -server -rn 1 | sisci_dma_bench -client -rn 2
  * On the ofi provider (XRMA_PROVIDER=ofi; a node file for nodes 1 and 2 on
  * 127.0.0.1 is made unless XRMA_OFI_NODES names one) the baseline is raw
@@ -85,6 +90,9 @@ static void direction(struct sb_node *n, const struct sb_opts *o, sci_dma_queue_
 	struct dma_run run = { n, dq, local, SCI_FLAG_DMA_WAIT | (read ? SCI_FLAG_DMA_READ : 0) };
 	uint8_t *raw = (uint8_t *)n->raw_peer + SB_CTRL_BYTES;
 
+	if (!bench_selected(&o->bench, read ? "dma_read" : "dma_write"))
+		return;
+
 	if (link) {
 		struct raw_run r = { link, read };
 
@@ -104,6 +112,69 @@ static void direction(struct sb_node *n, const struct sb_opts *o, sci_dma_queue_
 		     "sisci_GBps", "memcpy_GBps");
 	sb_bandwidth_rows(&o->bench, read ? (void *)local->mem : raw, read ? raw : local->mem, dma_once,
 			  &run);
+}
+
+/* One posted write of size bytes, start to wait: the two ways a program posts. */
+static void posted_once(struct dma_run *d, size_t size, bool queue_api)
+{
+	sci_dma_queue_state_t state;
+	sci_error_t err;
+
+	if (queue_api) {
+		SCIResetDMAQueue(d->dq, 0, &err);
+		sb_check(err, "SCIResetDMAQueue");
+		SCIEnqueueDMATransfer(d->dq, d->local->seg, d->n->remote, 0, SB_CTRL_BYTES, size, 0, &err);
+		sb_check(err, "SCIEnqueueDMATransfer");
+		SCIPostDMAQueue(d->dq, NULL, NULL, 0, &err);
+		sb_check(err, "SCIPostDMAQueue");
+	} else {
+		SCIStartDmaTransfer(d->dq, d->local->seg, d->n->remote, 0, size, SB_CTRL_BYTES, NULL, NULL,
+				    0, &err);
+		sb_check(err, "SCIStartDmaTransfer(posted)");
+	}
+	state = SCIWaitForDMAQueue(d->dq, SCI_INFINITE_TIMEOUT, 0, &err);
+	sb_check(err, "SCIWaitForDMAQueue");
+	if (state != SCI_DMAQUEUE_DONE) {
+		fprintf(stderr, "client: a posted DMA ended in state %d\n", (int)state);
+		exit(1);
+	}
+}
+
+/*
+ * Nanoseconds per posted write against per SCI_FLAG_DMA_WAIT write, sizes 64 B
+ * .. max by 4; within each repetition the two loops run back to back.
+ */
+static void posted_rows(struct sb_node *n, const struct sb_opts *o, sci_dma_queue_t dq,
+			struct dma_side *local, bool queue_api)
+{
+	struct dma_run wait = { n, dq, local, SCI_FLAG_DMA_WAIT }, posted = { n, dq, local, 0 };
+	double mine[64], base[64];
+	int reps = o->bench.repetitions > 64 ? 64 : o->bench.repetitions;
+
+	if (!bench_selected(&o->bench, queue_api ? "dma_posted_queue" : "dma_posted"))
+		return;
+	bench_header(&o->bench, queue_api ? "dma_posted_queue" : "dma_posted",
+		     queue_api ? "local segment -> server segment, SCIResetDMAQueue + SCIEnqueueDMATransfer + "
+				 "SCIPostDMAQueue + SCIWaitForDMAQueue vs SCIStartDmaTransfer(DMA_WAIT)"
+			       : "local segment -> server segment, SCIStartDmaTransfer(no flags) + "
+				 "SCIWaitForDMAQueue vs SCIStartDmaTransfer(DMA_WAIT)",
+		     "sisci_ns", "dma_wait_ns");
+	for (size_t size = 64; size <= o->bench.max_size; size *= 4) {
+		int iters = (int)((uint64_t)o->bench.iterations * 4096 / (size + 4096)) + 1;
+
+		for (int r = 0; r < reps; r++) {
+			uint64_t t0 = bench_now_ns();
+
+			for (int i = 0; i < iters; i++)
+				dma_once(&wait, size);
+			base[r] = (double)(bench_now_ns() - t0) / iters;
+			t0 = bench_now_ns();
+			for (int i = 0; i < iters; i++)
+				posted_once(&posted, size, queue_api);
+			mine[r] = (double)(bench_now_ns() - t0) / iters;
+		}
+		bench_row_samples(&o->bench, size, iters, mine, base, reps);
+	}
 }
 
 /* Write a pattern by DMA, read it back by DMA into another segment, compare. */
@@ -129,7 +200,8 @@ static void verify(struct sb_node *n, sci_dma_queue_t dq, struct dma_side *a, st
 
 int main(int argc, char **argv)
 {
-	struct sb_opts o = { .bench = { .iterations = 2000, .repetitions = 3, .max_size = 16u << 20 },
+	struct sb_opts o = { .bench = { .iterations = 2000, .repetitions = 3, .max_size = 16u << 20,
+				      .selectable = true },
 			     .segment_id = SEGMENT_ID };
 	struct sb_node n = { 0 };
 	struct dma_side a, b;
@@ -156,6 +228,8 @@ int main(int argc, char **argv)
 		memset(a.mem, 0x5a, o.bench.max_size);
 		direction(&n, &o, dq, &a, false, link.up ? &link : NULL);
 		direction(&n, &o, dq, &a, true, link.up ? &link : NULL);
+		posted_rows(&n, &o, dq, &a, false);
+		posted_rows(&n, &o, dq, &a, true);
 		verify(&n, dq, &a, &b, o.bench.max_size);
 		SCIRemoveDMAQueue(dq, 0, &err);
 		sb_check(err, "SCIRemoveDMAQueue");

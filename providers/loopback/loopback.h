@@ -372,6 +372,9 @@ void xrma_prov_loopback_unmap(void *state, struct xrma_prov_rmem *rmem, void *ad
 
 int xrma_prov_loopback_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem,
 			   size_t offset, const struct iovec *iov, size_t count, uint32_t flags);
+/* The same, or -XRMA_EAGAIN while the caller's node gate is closed (the rma_try op). */
+int xrma_prov_loopback_rma_try(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem,
+			       size_t offset, const struct iovec *iov, size_t count, uint32_t flags);
 int xrma_prov_loopback_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset,
 			      enum xrma_atomic_op op, uint64_t operand, uint64_t compare,
 			      uint64_t *old);

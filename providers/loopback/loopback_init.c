@@ -31,6 +31,7 @@ static const struct xrma_provider_ops xrma_prov_loopback_ops = {
 	.mem_import = xrma_prov_loopback_mem_import,
 	.mem_unimport = xrma_prov_loopback_mem_unimport,
 	.rma = xrma_prov_loopback_rma,
+	.rma_try = xrma_prov_loopback_rma_try,
 	.mem_register = xrma_prov_loopback_mem_register,
 	.map = xrma_prov_loopback_map,
 	.unmap = xrma_prov_loopback_unmap,

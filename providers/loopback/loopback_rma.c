@@ -15,14 +15,19 @@
  * Wait while the caller's node gate is closed (the condvar releases the lock),
  * then decide whether the transfer may touch r's memory. Checked after the gate
  * so a transfer held in flight sees a sever or link change made meanwhile.
+ * Without may_wait (the rma_try op) a closed gate is -XRMA_EAGAIN instead.
  */
 static int xrma_prov_loopback_transfer_enter(struct xrma_prov_loopback_ep *ep,
-					     struct xrma_prov_loopback_rmem *r)
+					     struct xrma_prov_loopback_rmem *r, bool may_wait)
 {
 	struct xrma_prov_loopback_fabric *fabric = ep->fabric;
 	int ret = 0;
 
 	xrma_prov_loopback_lock_take(&fabric->lock);
+	if (ep->node->gate_closed && !may_wait) {
+		xrma_prov_loopback_lock_drop(&fabric->lock);
+		return -XRMA_EAGAIN;
+	}
 	while (ep->node->gate_closed)
 		xrma_prov_loopback_lock_wait(&fabric->lock, &fabric->gate_open);
 	if (ep->severed || r->mem->lost)
@@ -59,8 +64,9 @@ static void xrma_prov_loopback_copy(enum xrma_rma_op op, unsigned char *remote,
 	}
 }
 
-int xrma_prov_loopback_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem,
-			   size_t offset, const struct iovec *iov, size_t count, uint32_t flags)
+static int xrma_prov_loopback_transfer(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem,
+				       size_t offset, const struct iovec *iov, size_t count,
+				       uint32_t flags, bool may_wait)
 {
 	struct xrma_prov_loopback_ep *ep = state;
 	struct xrma_prov_loopback_rmem *r = (struct xrma_prov_loopback_rmem *)rmem;
@@ -79,7 +85,7 @@ int xrma_prov_loopback_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rm
 	/* The core checked already; this provider still never copies outside the import. */
 	if (offset > r->len || total > r->len - offset)
 		return -XRMA_ERANGE;
-	ret = xrma_prov_loopback_transfer_enter(ep, r);
+	ret = xrma_prov_loopback_transfer_enter(ep, r, may_wait);
 	if (ret)
 		return ret;
 
@@ -104,6 +110,18 @@ int xrma_prov_loopback_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rm
 	return 0;
 }
 
+int xrma_prov_loopback_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem,
+			   size_t offset, const struct iovec *iov, size_t count, uint32_t flags)
+{
+	return xrma_prov_loopback_transfer(state, op, rmem, offset, iov, count, flags, true);
+}
+
+int xrma_prov_loopback_rma_try(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem,
+			       size_t offset, const struct iovec *iov, size_t count, uint32_t flags)
+{
+	return xrma_prov_loopback_transfer(state, op, rmem, offset, iov, count, flags, false);
+}
+
 int xrma_prov_loopback_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset,
 			      enum xrma_atomic_op op, uint64_t operand, uint64_t compare,
 			      uint64_t *old)
@@ -123,7 +141,7 @@ int xrma_prov_loopback_atomic(void *state, struct xrma_prov_rmem *rmem, size_t o
 	if ((uintptr_t)p % sizeof(uint64_t))
 		return -XRMA_EALIGN_OFFSET;
 	/* An atomic is a transfer: it passes the same gate and fault checks as RMA. */
-	ret = xrma_prov_loopback_transfer_enter(ep, r);
+	ret = xrma_prov_loopback_transfer_enter(ep, r, true);
 	if (ret)
 		return ret;
 

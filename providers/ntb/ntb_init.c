@@ -131,6 +131,7 @@ static const struct xrma_provider_ops ntb_ops = {
 	.mem_import = hostfab_mem_import,
 	.mem_unimport = hostfab_mem_unimport,
 	.rma = hostfab_rma,
+	.rma_try = hostfab_rma_try,
 	.mem_register = hostfab_mem_register,
 	.map = hostfab_map,
 	.unmap = hostfab_unmap,

@@ -407,6 +407,9 @@ struct hostfab_mem *hostfab_mem_find_locked(struct hostfab_ep *ep, uint32_t inde
 /* hostfab_rma.c */
 int hostfab_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
 		const struct iovec *iov, size_t count, uint32_t flags);
+/* The rma_try op: hostfab_rma, or -XRMA_EAGAIN where only the owner's staged copy would do. */
+int hostfab_rma_try(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
+		    const struct iovec *iov, size_t count, uint32_t flags);
 int hostfab_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,
 		   uint64_t operand, uint64_t compare, uint64_t *old);
 int hostfab_map(void *state, struct xrma_prov_rmem *rmem, size_t offset, size_t len, uint32_t prot,

@@ -230,15 +230,13 @@ static bool link_down(struct hostfab_ep *ep, struct hostfab_rmem *r)
 	return false;
 }
 
-int hostfab_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
-		const struct iovec *iov, size_t count, uint32_t flags)
+/* A transfer; may_wait false: -XRMA_EAGAIN, nothing moved, where only the owner's copy would do. */
+static int rma_run(struct hostfab_ep *ep, enum xrma_rma_op op, struct hostfab_rmem *r, size_t offset,
+		   const struct iovec *iov, size_t count, bool may_wait)
 {
-	struct hostfab_ep *ep = state;
-	struct hostfab_rmem *r = (struct hostfab_rmem *)rmem;
 	size_t total;
 	int ret;
 
-	(void)flags;   /* one thread copies in order: ORDERED holds already */
 	if (!ep || !r || (!iov && count) || (op != XRMA_RMA_READ && op != XRMA_RMA_WRITE))
 		return -XRMA_EINVAL;
 	total = vec_total(iov, count);
@@ -256,7 +254,24 @@ int hostfab_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, s
 			return ret;
 		atomic_store_explicit(&r->cma_denied, true, memory_order_relaxed);
 	}
+	if (!may_wait)
+		return -XRMA_EAGAIN;
 	return rma_staged(ep, op, r, offset, iov, count, total);
+}
+
+int hostfab_rma(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
+		const struct iovec *iov, size_t count, uint32_t flags)
+{
+	(void)flags;   /* one thread copies in order: ORDERED holds already */
+	return rma_run(state, op, (struct hostfab_rmem *)rmem, offset, iov, count, true);
+}
+
+int hostfab_rma_try(void *state, enum xrma_rma_op op, struct xrma_prov_rmem *rmem, size_t offset,
+		    const struct iovec *iov, size_t count, uint32_t flags)
+{
+	/* A shared mapping or one cross-memory attach call waits for nobody; staging waits for the owner. */
+	(void)flags;
+	return rma_run(state, op, (struct hostfab_rmem *)rmem, offset, iov, count, false);
 }
 
 int hostfab_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrma_atomic_op op,

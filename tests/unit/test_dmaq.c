@@ -13,8 +13,10 @@
 #include <string.h>
 
 #define RW (XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE)
-#define LOCAL_LEN (4 * FIXTURE_PAGE)
-#define REMOTE_LEN (4 * FIXTURE_PAGE)
+#define LOCAL_LEN (32 * FIXTURE_PAGE)
+#define REMOTE_LEN (32 * FIXTURE_PAGE)
+/* Longer than the asynchronous transfers a poster runs itself (64 KiB): the engine runs it. */
+#define ENGINE_LEN (20 * FIXTURE_PAGE)
 #define CANARY 0xaa
 #define LCANARY 0x55
 
@@ -310,9 +312,10 @@ static void test_dmaq_post_iov_max_entries_accepted(void **state)
 
 /*
  * A synchronous write posted behind asynchronous ones (run by the engine when
- * they are still in flight, not by the poster) returns only once its bytes are
- * there; the asynchronous ones still complete, each once. Four entries: the
- * most a synchronous job keeps on the poster's stack.
+ * they are still in flight, not by the poster: they are too long for the
+ * poster to run) returns only once its bytes are there; the asynchronous ones
+ * still complete, each once. Four entries: the most a synchronous job keeps
+ * on the poster's stack.
  */
 static void test_dmaq_post_sync_behind_async_completes_in_place(void **state)
 {
@@ -324,20 +327,56 @@ static void test_dmaq_post_sync_behind_async_completes_in_place(void **state)
 	(void)state;
 	rig_open(&r);
 	fixture_pattern(lbuf(&r), LOCAL_LEN, 37, 0);
-	whole = iov1(&r, 0, 2000);
+	whole = iov1(&r, 0, ENGINE_LEN);
 	for (i = 0; i < 3; i++)
-		assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &whole, 1, r.rseg, 0, 2000, i, 0), 0);
+		assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &whole, 1, r.rseg, 0, ENGINE_LEN, i, 0), 0);
 	for (i = 0; i < 4; i++)
-		v[i] = iov1(&r, 2000 + i * 100, 100);
-	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, v, 4, r.rseg, 2000, 400, 9, XRMA_RMA_SYNC), 0);
-	assert_int_equal(fixture_pattern_check(rbuf(&r) + 2000, 400, 37, 2000), FIXTURE_MATCH);
+		v[i] = iov1(&r, ENGINE_LEN + i * 100, 100);
+	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, v, 4, r.rseg, ENGINE_LEN, 400, 9, XRMA_RMA_SYNC), 0);
+	assert_int_equal(fixture_pattern_check(rbuf(&r) + ENGINE_LEN, 400, 37, ENGINE_LEN), FIXTURE_MATCH);
 	for (i = 0; i < 3; i++) {
 		assert_rc(xrma_dmaq_wait(r.q, &c, FIXTURE_TIMEOUT_MS), 0);
 		assert_int_equal(c.status, 0);
 	}
 	assert_rc(xrma_dmaq_poll(r.q, &c, 1), 0);
-	assert_int_equal(fixture_pattern_check(rbuf(&r), 2000, 37, 0), FIXTURE_MATCH);
+	assert_int_equal(fixture_pattern_check(rbuf(&r), ENGINE_LEN, 37, 0), FIXTURE_MATCH);
 	assert_int_equal(outstanding(&r), 0);
+	rig_close(&r);
+}
+
+/*
+ * A short asynchronous write on an idle queue is run by the poster: when the
+ * post returns the bytes are there and the completion, cookie and all, can be
+ * polled without waiting; a suppressed one leaves no entry and a fence mark
+ * after it has passed. Nothing else in the queue moved.
+ */
+static void test_dmaq_post_async_short_idle_queue_done_when_post_returns(void **state)
+{
+	struct xrma_completion c;
+	struct xrma_iov v;
+	struct rig r;
+	uint64_t mark = 0;
+
+	(void)state;
+	rig_open(&r);
+	fixture_pattern(lbuf(&r), LOCAL_LEN, 41, 0);
+	v = iov1(&r, 0, 64);
+	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &v, 1, r.rseg, 0, 64, 0x77, 0), 0);
+	assert_int_equal(fixture_pattern_check(rbuf(&r), 64, 41, 0), FIXTURE_MATCH);
+	assert_int_equal(outstanding(&r), 0);
+	memset(&c, 0, sizeof(c));
+	assert_count(xrma_dmaq_poll(r.q, &c, 1), 1);
+	assert_int_equal(c.cookie, 0x77);
+	assert_int_equal(c.status, 0);
+	assert_int_equal(c.op, XRMA_RMA_WRITE);
+	assert_int_equal(c.len, 64);
+	v = iov1(&r, 64, 64);
+	assert_rc(xrma_dmaq_post(r.q, XRMA_RMA_WRITE, &v, 1, r.rseg, 64, 64, 0x78, XRMA_RMA_SUPPRESS), 0);
+	assert_rc(xrma_fence_mark(r.q, &mark), 0);
+	assert_count(xrma_fence_test(r.q, mark), 1);
+	assert_rc(xrma_dmaq_poll(r.q, &c, 1), 0);
+	assert_int_equal(fixture_pattern_check(rbuf(&r), 128, 41, 0), FIXTURE_MATCH);
+	assert_int_equal(fixture_check(rbuf(&r) + 128, REMOTE_LEN - 128, CANARY), FIXTURE_MATCH);
 	rig_close(&r);
 }
 
@@ -912,6 +951,7 @@ int main(void)
 		T(test_dmaq_post_write_gather_takes_in_order),
 		T(test_dmaq_post_iov_max_entries_accepted),
 		T(test_dmaq_post_sync_behind_async_completes_in_place),
+		T(test_dmaq_post_async_short_idle_queue_done_when_post_returns),
 		T(test_dmaq_post_cookies_round_trip_duplicates_kept),
 		T(test_dmaq_post_suppress_success_no_entry),
 		T(test_dmaq_post_unsignalled_needs_queue_flag),

@@ -21,6 +21,9 @@
 #include "tests/helpers/fixture.h"
 #include "tests/unit/topo_check.h"
 
+/* Longer than the asynchronous transfers a poster runs itself (64 KiB): the engine runs it. */
+#define ENGINE_LEN (20 * FIXTURE_PAGE)
+
 static struct fixture fx;
 
 static int xml_group_up(void **state)
@@ -145,21 +148,24 @@ static void test_topo_xml_threads_bound_near_ntb(void **state)
 	setenv("XRMA_BIND_THREADS", "adapter", 1);
 	assert_rc(fixture_ctx_open(fx.fabric, 3, &ctx), 0);
 	assert_true(topo_thread_affinity_seen("xrma-service", &want));
-	/* The DMA engine starts with the first transfer. */
-	assert_rc(fixture_seg_make(ctx, FIXTURE_PAGE, XRMA_ACCESS_ALL, false, 1, &local), 0);
-	assert_rc(fixture_seg_make(fx.ctx[0], FIXTURE_PAGE, XRMA_ACCESS_ALL, true, 0, &remote), 0);
+	/* The DMA engine starts with the first transfer handed to it. */
+	assert_rc(fixture_seg_make(ctx, ENGINE_LEN, XRMA_ACCESS_ALL, false, 1, &local), 0);
+	assert_rc(fixture_seg_make(fx.ctx[0], ENGINE_LEN, XRMA_ACCESS_ALL, true, 0, &remote), 0);
 	assert_rc(xrma_rseg_open(ctx, fx.node[0], remote.id, XRMA_ACCESS_REMOTE_WRITE, 0,
 				 FIXTURE_TIMEOUT_MS, &rseg),
 		  0);
-	iov = (struct xrma_iov){ .seg = local.seg, .len = FIXTURE_PAGE };
+	iov = (struct xrma_iov){ .seg = local.seg, .len = ENGINE_LEN };
 	assert_rc(xrma_dmaq_open(ctx, 4, 0, &q), 0);
-	/* Not XRMA_RMA_SYNC: a lone synchronous transfer runs on the caller's thread. */
-	assert_rc(xrma_dmaq_post(q, XRMA_RMA_WRITE, &iov, 1, rseg, 0, FIXTURE_PAGE, 9, 0), 0);
+	/*
+	 * Not XRMA_RMA_SYNC, and longer than 64 KiB: a lone synchronous transfer,
+	 * or a short asynchronous one, runs on the caller's thread.
+	 */
+	assert_rc(xrma_dmaq_post(q, XRMA_RMA_WRITE, &iov, 1, rseg, 0, ENGINE_LEN, 9, 0), 0);
 	assert_rc(xrma_dmaq_wait(q, &done, FIXTURE_TIMEOUT_MS), 0);
 	assert_rc(done.status, 0);
 	assert_rc(xrma_dmaq_close(q), 0);
 	assert_true(topo_thread_affinity_seen("xrma-dma", &want));
-	assert_int_equal(fixture_pattern_check(remote.addr, FIXTURE_PAGE, 1, 0), FIXTURE_MATCH);
+	assert_int_equal(fixture_pattern_check(remote.addr, ENGINE_LEN, 1, 0), FIXTURE_MATCH);
 	assert_rc(xrma_rseg_close(rseg), 0);
 	assert_rc(fixture_wait_importers(remote.seg, 0, FIXTURE_TIMEOUT_MS), 0);
 	assert_rc(fixture_seg_close(&local), 0);
