@@ -6,7 +6,7 @@
 
 builddir=${XRMA_TEST_BUILDDIR:-.}
 status=0
-for t in test_sisci_segment test_sisci_transfer test_sisci_multiproc; do
+for t in test_sisci_segment test_sisci_transfer test_sisci_multiproc test_sisci_behaviour; do
 	prog=$builddir/tests/conformance/sisci/$t
 	[ -x "$prog" ] || { echo "SKIP: $prog not built"; exit 77; }
 	echo "# $t on sci"
