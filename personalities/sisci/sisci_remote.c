@@ -101,8 +101,10 @@ static int rseg_import(struct xrma_sisci_rseg *r)
 		ret = xrma_rseg_open_bus(r->node->ctx, r->node_id, r->bus, r->size, RSEG_ACCESS, 0,
 					 xrma_sisci_connect_timeout(r->timeout), &rseg);
 	else
+		/* An asynchronous connect does not wait for the segment to appear:
+		 * SCIDisconnectSegment waits for its attempt, which must stay short. */
 		ret = xrma_rseg_open(r->node->ctx, r->node_id, r->id, RSEG_ACCESS,
-				     r->timeout ? XRMA_OPEN_WAIT : XRMA_OPEN_CLUSTER,
+				     r->timeout && !r->has_connector ? XRMA_OPEN_WAIT : XRMA_OPEN_CLUSTER,
 				     xrma_sisci_connect_timeout(r->timeout), &rseg);
 	/* r is published already, so the owner's first events find it. Link
 	 * events reach a raw window too: its sequences need them. */

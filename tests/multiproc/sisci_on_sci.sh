@@ -8,7 +8,7 @@
 builddir=${XRMA_TEST_BUILDDIR:-.}
 status=0
 for t in test_sisci_segment test_sisci_transfer test_sisci_multiproc test_sisci_broadcast \
-	test_sisci_dolphin; do
+	test_sisci_dolphin test_sisci_behaviour; do
 	prog=$builddir/tests/conformance/sisci/$t
 	[ -x "$prog" ] || { echo "FAIL: $prog not built"; exit 1; }
 	echo "# $t on sci"

@@ -252,8 +252,8 @@ static void test_availability_state_machine(void **state)
 	assert_sci(err, SCI_ERR_SEGMENT_NOT_PREPARED);
 	SCISetSegmentUnavailable(seg, 0, 0, &err);
 	assert_sci(err, SCI_ERR_ILLEGAL_OPERATION);
-	/* Not available yet: connecting fails. */
-	SCIConnectSegment(sd2, &r, sisci_node(1), 20, 0, NULL, NULL, SISCI_TIMEOUT, 0, &err);
+	/* Not available yet: connecting fails (once the short timeout has passed). */
+	SCIConnectSegment(sd2, &r, sisci_node(1), 20, 0, NULL, NULL, SISCI_SHORT, 0, &err);
 	assert_sci(err, SCI_ERR_NO_SUCH_SEGMENT);
 	SCIPrepareSegment(seg, 1, 0, &err);
 	assert_sci(err, SCI_ERR_NO_SUCH_ADAPTERNO);
@@ -269,8 +269,11 @@ static void test_availability_state_machine(void **state)
 	/* Unavailable without flags: the importer stays, newcomers are refused. */
 	SCISetSegmentUnavailable(seg, 0, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
-	SCIConnectSegment(sd2, &r, sisci_node(1), 20, 0, NULL, NULL, SISCI_TIMEOUT, 0, NULL);
+	SCIConnectSegment(sd2, &r, sisci_node(1), 20, 0, NULL, NULL, SISCI_SHORT, 0, NULL);
+	/* The 1999 rule, by configuration (Dolphin's library cuts the importer off). */
+	setenv("XRMA_SISCI_REMOVE_CONNECTED", "busy", 1);
 	SCIRemoveSegment(seg, 0, &err);
+	unsetenv("XRMA_SISCI_REMOVE_CONNECTED");
 	assert_sci(err, SCI_ERR_BUSY);
 	sisci_test_disconnect(r);
 	sisci_test_remove(seg);
@@ -281,7 +284,7 @@ static void test_availability_state_machine(void **state)
 	SCISetSegmentAvailable(priv, 0, 0, &err);
 	assert_sci(err, SCI_ERR_ILLEGAL_OPERATION);
 	sisci_test_remove(priv);
-	SCIConnectSegment(sd2, &r, sisci_node(1), 424242, 0, NULL, NULL, SISCI_TIMEOUT, 0, &err);
+	SCIConnectSegment(sd2, &r, sisci_node(1), 424242, 0, NULL, NULL, SISCI_SHORT, 0, &err);
 	assert_sci(err, SCI_ERR_NO_SUCH_SEGMENT);
 	SCIConnectSegment(sd2, &r, sisci_node(1), 20, 0, NULL, NULL, SISCI_TIMEOUT, SCI_FLAG_NOTIFY, &err);
 	assert_sci(err, SCI_ERR_ILLEGAL_FLAG);
@@ -404,7 +407,10 @@ static void test_connect_callbacks_owner_and_async_importer(void **state)
 	assert_sci(err, SCI_ERR_OK);
 	log_wait(&importer, 2);
 	assert_int_equal(importer.last, SCI_CB_DISCONNECT);
+	/* Under the 1999 rule an importer only asked to leave still holds the segment. */
+	setenv("XRMA_SISCI_REMOVE_CONNECTED", "busy", 1);
 	SCIRemoveSegment(seg, 0, &err);
+	unsetenv("XRMA_SISCI_REMOVE_CONNECTED");
 	assert_sci(err, SCI_ERR_BUSY);
 	sisci_test_disconnect(r);
 	log_wait(&owner, 2);
@@ -420,7 +426,8 @@ static void test_async_connect_failure_and_wait(void **state)
 	sci_error_t err, status = SCI_ERR_OK;
 
 	(void)state;
-	SCIConnectSegment(sd2, &r, sisci_node(1), 99999, 0, NULL, NULL, SISCI_TIMEOUT, SCI_FLAG_ASYNCHRONOUS_CONNECT, &err);
+	/* The connect waits its timeout for the segment to appear, then reports the failure. */
+	SCIConnectSegment(sd2, &r, sisci_node(1), 99999, 0, NULL, NULL, SISCI_SHORT, SCI_FLAG_ASYNCHRONOUS_CONNECT, &err);
 	assert_sci(err, SCI_ERR_OK);
 	reason = SCIWaitForRemoteSegmentEvent(r, &status, SISCI_TIMEOUT, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
