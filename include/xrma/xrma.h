@@ -18,6 +18,7 @@
 #include <xrma/dmaq.h>
 #include <xrma/fence.h>
 #include <xrma/win.h>
+#include <xrma/rwin.h>
 #include <xrma/conn.h>
 #include <xrma/intr.h>
 #include <xrma/doorbell.h>
