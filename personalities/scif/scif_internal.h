@@ -35,7 +35,7 @@ struct xrma_scif_ep {
 
 	pthread_mutex_t lock;                /* guards everything below */
 	bool closed;
-	bool connected;                      /* handshake done: RAS below is set up */
+	bool connected;                      /* handshake done: rwin below is attached */
 	uint32_t peer_node;
 	uint32_t peer_port;
 	struct xrma_dmaq *dmaq;

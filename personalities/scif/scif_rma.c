@@ -5,8 +5,8 @@
  * scif_vwriteto (local side: the caller's pages, registered for the call).
  * The remote range is resolved in the peer's table and may span adjacent
  * windows: one core post per remote window, the local vector sliced to match.
- * The core keeps our posted and completed marks in our table, where the peer
- * fences on them (INIT_PEER).
+ * The core keeps our posted and completed marks in our table (core/rwin.c),
+ * where the peer fences on them (INIT_PEER).
  * SCIF_RMA_USECPU and the DMA path share the core's data path (docs/scif.md).
  */
 #include <errno.h>
