@@ -22,7 +22,7 @@
 
 int xrma_rwin_peer_mark(struct xrma_rwin *rwin, uint64_t *mark)
 {
-	if (!RWIN_OK(rwin) || !mark)
+	if (!XRMA_RWIN_OK(rwin) || !mark)
 		return -XRMA_EINVAL;
 	if (!rwin->conn)
 		return -XRMA_ENOTCONN;
@@ -43,7 +43,7 @@ static void peer_sleep(struct xrma_rwin *rwin, uint32_t seen, const struct xrma_
 	int left = xrma_deadline_remaining_ms(d);
 
 	xrma_deadline_set(&slice, left >= 0 && left < PEER_SLICE_MS ? left : PEER_SLICE_MS);
-	xrma_futex_sleep(RWIN_WORD32(&rwin->peer->done_changes), seen, RWIN_WORD32(&rwin->table->sleepers),
+	xrma_futex_sleep(XRMA_RWIN_WORD32(&rwin->peer->done_changes), seen, XRMA_RWIN_WORD32(&rwin->table->sleepers),
 			 &slice);
 }
 
@@ -67,7 +67,7 @@ int xrma_rwin_peer_wait(struct xrma_rwin *rwin, uint64_t mark, int timeout_ms)
 	struct xrma_deadline d;
 	unsigned pause_us = 20;
 
-	if (!RWIN_OK(rwin))
+	if (!XRMA_RWIN_OK(rwin))
 		return -XRMA_EINVAL;
 	if (!rwin->conn)
 		return -XRMA_ENOTCONN;

@@ -26,7 +26,7 @@
 /* Reader retries while the owner rewrites the table, before giving up on it. */
 #define RWIN_READ_SPINS (1u << 20)
 /* The copy's scratch word, after the table, for single-word reads. */
-#define RWIN_SCRATCH RWIN_TABLE_SIZE
+#define RWIN_SCRATCH XRMA_RWIN_TABLE_SIZE
 #define RWIN_HEADER offsetof(struct xrma_rwin_table, win)
 
 /*
@@ -43,11 +43,13 @@
 
 /*
  * Segments of closed spaces a peer may still import (our table, our seq box):
- * closed once idle, looked at whenever a space opens, closes or sweeps.
+ * closed once idle, looked at whenever a space opens or closes, and by sweeps
+ * once their number doubled since the last look (each retirement costs O(1)).
  */
+#define RETIRED_TRIM_MIN 8
 static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct xrma_seg **retired;
-static size_t nretired, retired_cap;
+static size_t nretired, retired_cap, retired_trim_at = RETIRED_TRIM_MIN;
 
 static void *rwin_grow(void *array, size_t *cap, size_t count, size_t size)
 {
@@ -63,15 +65,30 @@ static void *rwin_grow(void *array, size_t *cap, size_t count, size_t size)
 	return grown;
 }
 
-static void retired_sweep(void)
+static void retired_sweep_locked(void)
 {
-	pthread_mutex_lock(&retired_lock);
 	for (size_t i = 0; i < nretired;) {
 		if (xrma_seg_close(retired[i]) == -XRMA_EBUSY)
 			i++;
 		else
 			retired[i] = retired[--nretired];
 	}
+	retired_trim_at = nretired * 2 > RETIRED_TRIM_MIN ? nretired * 2 : RETIRED_TRIM_MIN;
+}
+
+static void retired_sweep(void)
+{
+	pthread_mutex_lock(&retired_lock);
+	retired_sweep_locked();
+	pthread_mutex_unlock(&retired_lock);
+}
+
+/* The hot path's look: only once the list doubled. */
+static void retired_trim(void)
+{
+	pthread_mutex_lock(&retired_lock);
+	if (nretired >= retired_trim_at)
+		retired_sweep_locked();
 	pthread_mutex_unlock(&retired_lock);
 }
 
@@ -101,7 +118,7 @@ int xrma_rwin_open(struct xrma_ctx *ctx, struct xrma_dmaq *dmaq, xrma_rwin_relea
 		   uint64_t *table_id, struct xrma_rwin **out)
 {
 	struct xrma_seg_attr attr = {
-		.len = RWIN_TABLE_SIZE, .id = XRMA_ID_ANY,
+		.len = XRMA_RWIN_TABLE_SIZE, .id = XRMA_ID_ANY,
 		.access = XRMA_ACCESS_LOCAL_READ | XRMA_ACCESS_LOCAL_WRITE | XRMA_ACCESS_REMOTE_READ,
 	};
 	struct xrma_rwin *rwin;
@@ -114,7 +131,7 @@ int xrma_rwin_open(struct xrma_ctx *ctx, struct xrma_dmaq *dmaq, xrma_rwin_relea
 	rwin = calloc(1, sizeof(*rwin));
 	if (!rwin)
 		return -XRMA_ENOMEM;
-	rwin->magic = RWIN_MAGIC_OPEN;
+	rwin->magic = XRMA_RWIN_MAGIC_OPEN;
 	rwin->ctx = ctx;
 	rwin->dmaq = dmaq;
 	rwin->release = release;
@@ -130,8 +147,8 @@ int xrma_rwin_open(struct xrma_ctx *ctx, struct xrma_dmaq *dmaq, xrma_rwin_relea
 	if (ret)
 		goto err_seg;
 	rwin->table = addr;
-	memset(rwin->table, 0, RWIN_TABLE_SIZE);
-	__atomic_store_n(&rwin->table->magic, RWIN_TABLE_MAGIC, __ATOMIC_RELEASE);
+	memset(rwin->table, 0, XRMA_RWIN_TABLE_SIZE);
+	__atomic_store_n(&rwin->table->magic, XRMA_RWIN_TABLE_MAGIC, __ATOMIC_RELEASE);
 	/* What the peer's fences mark and wait on, kept by the queue's core. */
 	ret = xrma_fence_publish(dmaq, rwin->table_seg, offsetof(struct xrma_rwin_table, posted),
 				 offsetof(struct xrma_rwin_table, done), 0);
@@ -140,7 +157,7 @@ int xrma_rwin_open(struct xrma_ctx *ctx, struct xrma_dmaq *dmaq, xrma_rwin_relea
 	if (ret)
 		goto err_publish;
 	/* Nobody sleeps on our completions until a peer that maps our table attaches. */
-	xrma_core_fence_publish_wake(dmaq, RWIN_WORD32(&rwin->table->done_changes), NULL);
+	xrma_core_fence_publish_wake(dmaq, XRMA_RWIN_WORD32(&rwin->table->done_changes), NULL);
 	*out = rwin;
 	return 0;
 
@@ -237,7 +254,7 @@ static int peer_snapshot(struct xrma_rwin *rwin)
 /* Export our seq box and announce it in our table, before the first read of the peer's. */
 static int seq_box_open(struct xrma_rwin *rwin)
 {
-	struct xrma_seg_attr attr = { .len = RWIN_PAGE, .id = XRMA_ID_ANY,
+	struct xrma_seg_attr attr = { .len = XRMA_RWIN_PAGE, .id = XRMA_ID_ANY,
 				      .access = XRMA_ACCESS_LOCAL_READ | XRMA_ACCESS_LOCAL_WRITE |
 						XRMA_ACCESS_REMOTE_WRITE };
 	uint64_t id;
@@ -266,7 +283,7 @@ static int seq_box_open(struct xrma_rwin *rwin)
 
 static int peer_attach_copy(struct xrma_rwin *rwin)
 {
-	struct xrma_seg_attr attr = { .len = RWIN_TABLE_SIZE + RWIN_PAGE, .id = XRMA_ID_ANY,
+	struct xrma_seg_attr attr = { .len = XRMA_RWIN_TABLE_SIZE + XRMA_RWIN_PAGE, .id = XRMA_ID_ANY,
 				      .access = XRMA_ACCESS_LOCAL_READ | XRMA_ACCESS_LOCAL_WRITE,
 				      .flags = XRMA_SEG_PRIVATE };
 	uint64_t magic = 0;
@@ -282,7 +299,7 @@ static int peer_attach_copy(struct xrma_rwin *rwin)
 	}
 	if (!ret)
 		ret = xrma_core_rwin_word(rwin, offsetof(struct xrma_rwin_table, magic), &magic);
-	if (!ret && magic != RWIN_TABLE_MAGIC)
+	if (!ret && magic != XRMA_RWIN_TABLE_MAGIC)
 		ret = -XRMA_EPROTO;
 	return ret ? ret : seq_box_open(rwin);
 }
@@ -306,7 +323,7 @@ static void peer_detach(struct xrma_rwin *rwin)
 {
 	if (rwin->peer) {
 		/* Our completions stop looking at the peer's sleepers before they are unmapped. */
-		xrma_core_fence_publish_wake(rwin->dmaq, RWIN_WORD32(&rwin->table->done_changes), NULL);
+		xrma_core_fence_publish_wake(rwin->dmaq, XRMA_RWIN_WORD32(&rwin->table->done_changes), NULL);
 		xrma_rseg_unmap(rwin->peer_rseg, rwin->peer);
 		rwin->peer = NULL;
 	}
@@ -341,7 +358,7 @@ int xrma_rwin_attach(struct xrma_rwin *rwin, struct xrma_conn *conn, uint64_t pe
 	void *addr;
 	int ret;
 
-	if (!RWIN_OK(rwin) || !conn)
+	if (!XRMA_RWIN_OK(rwin) || !conn)
 		return -XRMA_EINVAL;
 	if (rwin->conn)
 		return -XRMA_EISCONN;
@@ -354,15 +371,15 @@ int xrma_rwin_attach(struct xrma_rwin *rwin, struct xrma_conn *conn, uint64_t pe
 	rwin->conn = conn;
 	rwin->timeout_ms = timeout_ms;
 	ret = map_refused() ? -XRMA_ENOTSUP
-			    : xrma_rseg_map(rwin->peer_rseg, 0, RWIN_TABLE_SIZE, XRMA_MAP_READ, &addr);
+			    : xrma_rseg_map(rwin->peer_rseg, 0, XRMA_RWIN_TABLE_SIZE, XRMA_MAP_READ, &addr);
 	if (!ret) {
 		rwin->peer = addr;
-		if (__atomic_load_n(&rwin->peer->magic, __ATOMIC_ACQUIRE) != RWIN_TABLE_MAGIC)
+		if (__atomic_load_n(&rwin->peer->magic, __ATOMIC_ACQUIRE) != XRMA_RWIN_TABLE_MAGIC)
 			ret = -XRMA_EPROTO;
 		/* The peer maps ours too (one provider): our completions wake its sleepers. */
 		if (!ret)
-			ret = xrma_core_fence_publish_wake(rwin->dmaq, RWIN_WORD32(&rwin->table->done_changes),
-							   RWIN_WORD32(&rwin->peer->sleepers));
+			ret = xrma_core_fence_publish_wake(rwin->dmaq, XRMA_RWIN_WORD32(&rwin->table->done_changes),
+							   XRMA_RWIN_WORD32(&rwin->peer->sleepers));
 	} else if (ret == -XRMA_ENOTSUP) {
 		ret = peer_attach_copy(rwin);
 	}
@@ -390,7 +407,7 @@ static void windows_sweep(struct xrma_rwin *rwin)
 
 int xrma_rwin_close(struct xrma_rwin *rwin)
 {
-	if (!RWIN_OK(rwin))
+	if (!XRMA_RWIN_OK(rwin))
 		return -XRMA_EINVAL;
 	/* The owner's queue drained first, so no import is in a transfer: all close. */
 	xrma_rwin_sweep(rwin, true);
@@ -452,7 +469,7 @@ static void table_publish(struct xrma_rwin *rwin)
  */
 static long window_place(struct xrma_rwin *rwin, uint64_t *offset, size_t len, bool fixed)
 {
-	uint64_t hint = (*offset + RWIN_PAGE - 1) & ~(uint64_t)(RWIN_PAGE - 1);
+	uint64_t hint = (*offset + XRMA_RWIN_PAGE - 1) & ~(uint64_t)(XRMA_RWIN_PAGE - 1);
 	uint64_t at = fixed ? *offset : hint;
 	size_t i;
 
@@ -497,7 +514,7 @@ int xrma_rwin_place(struct xrma_rwin *rwin, uint64_t *offset, size_t len, uint32
 	uint64_t at;
 	long placed;
 
-	if (!RWIN_OK(rwin) || !offset || !len || (flags & ~XRMA_RWIN_FIXED))
+	if (!XRMA_RWIN_OK(rwin) || !offset || !len || (flags & ~XRMA_RWIN_FIXED))
 		return -XRMA_EINVAL;
 	windows_sweep(rwin);
 	if (windows_live(rwin) >= XRMA_RWIN_MAX)
@@ -519,7 +536,7 @@ int xrma_rwin_add(struct xrma_rwin *rwin, struct xrma_seg *seg, size_t seg_offse
 	long at;
 	int ret;
 
-	if (!RWIN_OK(rwin) || !seg || !offset || !len || (flags & ~XRMA_RWIN_FIXED) || !prot ||
+	if (!XRMA_RWIN_OK(rwin) || !seg || !offset || !len || (flags & ~XRMA_RWIN_FIXED) || !prot ||
 	    (prot & ~(XRMA_RWIN_PROT_READ | XRMA_RWIN_PROT_WRITE)))
 		return -XRMA_EINVAL;
 	ret = xrma_seg_id(seg, &w.seg_id);
@@ -609,7 +626,7 @@ int xrma_rwin_remove(struct xrma_rwin *rwin, uint64_t offset, size_t len)
 	uint64_t end;
 	int ret;
 
-	if (!RWIN_OK(rwin) || !len || offset > UINT64_MAX - len)
+	if (!XRMA_RWIN_OK(rwin) || !len || offset > UINT64_MAX - len)
 		return -XRMA_EINVAL;
 	end = offset + len;
 	/* The core window space decides (whole windows only, at least one). */
@@ -650,7 +667,7 @@ int xrma_rwin_local(struct xrma_rwin *rwin, uint64_t offset, size_t len, uint32_
 	uint64_t end, at = offset;
 	size_t lo = 0, hi, n = 0;
 
-	if (!RWIN_OK(rwin) || (max && !iov) || !count || (prot & ~(XRMA_RWIN_PROT_READ | XRMA_RWIN_PROT_WRITE)))
+	if (!XRMA_RWIN_OK(rwin) || (max && !iov) || !count || (prot & ~(XRMA_RWIN_PROT_READ | XRMA_RWIN_PROT_WRITE)))
 		return -XRMA_EINVAL;
 	if (!len || offset > UINT64_MAX - len)
 		return -XRMA_ENXIO;
@@ -732,7 +749,7 @@ int xrma_rwin_lookup(struct xrma_rwin *rwin, uint64_t offset, size_t len, uint32
 	const struct xrma_rwin_table *t;
 	int ret;
 
-	if (!RWIN_OK(rwin) || (max && !out) || !count || (prot & ~(XRMA_RWIN_PROT_READ | XRMA_RWIN_PROT_WRITE)))
+	if (!XRMA_RWIN_OK(rwin) || (max && !out) || !count || (prot & ~(XRMA_RWIN_PROT_READ | XRMA_RWIN_PROT_WRITE)))
 		return -XRMA_EINVAL;
 	if (!rwin->conn)
 		return -XRMA_ENOTCONN;
@@ -774,7 +791,7 @@ int xrma_rwin_import(struct xrma_rwin *rwin, const struct xrma_rwin_piece *piece
 	struct xrma_rwin_import *grown;
 	int ret;
 
-	if (!RWIN_OK(rwin) || !piece || !rseg)
+	if (!XRMA_RWIN_OK(rwin) || !piece || !rseg)
 		return -XRMA_EINVAL;
 	if (!rwin->conn)
 		return -XRMA_ENOTCONN;
@@ -821,10 +838,9 @@ int xrma_rwin_sweep(struct xrma_rwin *rwin, bool all)
 	size_t kept = 0;
 	bool busy = false;
 
-	if (!RWIN_OK(rwin))
+	if (!XRMA_RWIN_OK(rwin))
 		return -XRMA_EINVAL;
-	if (nretired)
-		retired_sweep();
+	retired_trim();
 	t = rwin->peer ? rwin->peer : rwin->copy;
 	if (!t)
 		return 0;
@@ -865,7 +881,7 @@ int xrma_rwin_probe(struct xrma_rwin *rwin)
 {
 	uint64_t seq;
 
-	if (!RWIN_OK(rwin))
+	if (!XRMA_RWIN_OK(rwin))
 		return -XRMA_EINVAL;
 	if (!rwin->conn)
 		return -XRMA_ENOTCONN;

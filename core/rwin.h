@@ -12,12 +12,12 @@
 #include <stdint.h>
 #include <xrma/rwin.h>
 
-#define RWIN_PAGE ((size_t)4096)
-#define RWIN_TABLE_MAGIC 0x4e495752414d5258ull   /* "XRMARWIN" */
-#define RWIN_MAGIC_OPEN 0x7277696eu
+#define XRMA_RWIN_PAGE ((size_t)4096)
+#define XRMA_RWIN_TABLE_MAGIC 0x4e495752414d5258ull   /* "XRMARWIN" */
+#define XRMA_RWIN_MAGIC_OPEN 0x7277696eu
 /* A 32-bit word of a table as a futex word. */
-#define RWIN_WORD32(p) ((_Atomic uint32_t *)(void *)(p))
-#define RWIN_OK(r) ((r) && (r)->magic == RWIN_MAGIC_OPEN)
+#define XRMA_RWIN_WORD32(p) ((_Atomic uint32_t *)(void *)(p))
+#define XRMA_RWIN_OK(r) ((r) && (r)->magic == XRMA_RWIN_MAGIC_OPEN)
 
 /*
  * The table an end shares with its peer (an exported segment the peer maps or
@@ -46,7 +46,7 @@ struct xrma_rwin_table {
 	struct xrma_rwin_entry win[XRMA_RWIN_MAX];
 };
 
-#define RWIN_TABLE_SIZE ((sizeof(struct xrma_rwin_table) + RWIN_PAGE - 1) & ~(RWIN_PAGE - 1))
+#define XRMA_RWIN_TABLE_SIZE ((sizeof(struct xrma_rwin_table) + XRMA_RWIN_PAGE - 1) & ~(XRMA_RWIN_PAGE - 1))
 
 /* One of our windows (live, or removed and waiting for its pages to be let go). */
 struct xrma_rwin_window {
@@ -87,7 +87,7 @@ struct xrma_rwin {
 	struct xrma_rseg *peer_rseg;
 	struct xrma_rwin_table *peer;        /* mapped; read only */
 	/* Where the peer's table cannot be mapped: read by RMA into a private copy. */
-	struct xrma_rwin_table *copy;        /* RWIN_TABLE_SIZE, then a scratch word */
+	struct xrma_rwin_table *copy;        /* XRMA_RWIN_TABLE_SIZE, then a scratch word */
 	struct xrma_seg *copy_seg;
 	bool copy_valid;                     /* the copy holds the table at copy_seq */
 	bool copy_current;                   /* this call read the peer's seq and it matched */
