@@ -66,6 +66,8 @@ struct xrma_core_dmaq {
 	/* xrma_fence_publish: the segment (referenced, busy) and its two words, or NULL. */
 	struct xrma_core_seg *publish_seg;
 	uint64_t *publish_posted, *publish_done;
+	/* xrma_core_fence_publish_wake: the futex word raised with done, its sleepers' count; or NULL. */
+	_Atomic uint32_t *publish_changes, *publish_sleepers;
 	/*
 	 * Finished jobs and fired signals kept for the next posts: a stream of
 	 * asynchronous posts then allocates nothing, and memory freed by the
@@ -105,6 +107,13 @@ bool xrma_core_dmaq_mark_done_locked(struct xrma_core_dmaq *dmaq, uint64_t mark)
 
 /* The words of xrma_fence_publish, after a post or a completion (dmaq lock held). */
 void xrma_core_fence_publish_locked(struct xrma_core_dmaq *dmaq);
+/*
+ * With every new done value, raise *changes and wake its futex sleepers when
+ * *sleepers (a count a peer keeps, maybe in a mapping of its memory) is not 0.
+ * NULL stops either (core/fence_peer.c).
+ */
+int xrma_core_fence_publish_wake(struct xrma_dmaq *handle, _Atomic uint32_t *changes,
+				 const _Atomic uint32_t *sleepers);
 /* Let go of the published segment (at destruction). */
 void xrma_core_fence_publish_drop(struct xrma_core_dmaq *dmaq);
 

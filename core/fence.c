@@ -14,6 +14,7 @@
 #include "common/peer_shared.h"
 #include "core/prov_call.h"
 #include "core/rseg.h"
+#include "core/futex.h"
 #include "core/seg.h"
 #include "common/wait.h"
 
@@ -250,13 +251,27 @@ static void publish_word(uint64_t *p, uint64_t v)
 	XRMA_PEER_SHARED_END();
 }
 
-void xrma_core_fence_publish_locked(struct xrma_core_dmaq *dmaq)
+/* The queue's two words now; unless whole, only a done that changed is stored (and woken). */
+static void publish_now_locked(struct xrma_core_dmaq *dmaq, bool whole)
 {
 	uint64_t done = dmaq->inflight_head ? dmaq->inflight_head->seq - 1 : dmaq->last_seq;
 
 	xrma_lock_assert_held(&dmaq->lock);
 	publish_word(dmaq->publish_posted, dmaq->last_seq);
+	if (!whole && __atomic_load_n(dmaq->publish_done, __ATOMIC_RELAXED) == done)
+		return;
 	publish_word(dmaq->publish_done, done);
+	/* Peers sleeping until done reaches their mark (core/rwin_fence.c). */
+	if (dmaq->publish_changes && dmaq->publish_sleepers) {
+		XRMA_PEER_SHARED_BEGIN();
+		xrma_futex_bump(dmaq->publish_changes, dmaq->publish_sleepers);
+		XRMA_PEER_SHARED_END();
+	}
+}
+
+void xrma_core_fence_publish_locked(struct xrma_core_dmaq *dmaq)
+{
+	publish_now_locked(dmaq, false);
 }
 
 /* The end of a publication's use of its segment, if it had one. */
@@ -292,6 +307,7 @@ static int publish_check(struct xrma_seg *handle, size_t posted_offset, size_t d
 		return -XRMA_ERANGE;
 	if (posted_offset == done_offset)
 		return -XRMA_EINVAL;
+
 	if (!(seg->access & XRMA_ACCESS_LOCAL_WRITE))
 		return -XRMA_EACCES;
 	return 0;
@@ -321,10 +337,27 @@ int xrma_fence_publish(struct xrma_dmaq *handle, struct xrma_seg *local, size_t 
 	if (seg) {
 		dmaq->publish_posted = (uint64_t *)(void *)((char *)seg->addr + posted_offset);
 		dmaq->publish_done = (uint64_t *)(void *)((char *)seg->addr + done_offset);
-		xrma_core_fence_publish_locked(dmaq);
+		publish_now_locked(dmaq, true);
 	}
 	xrma_unlock(&dmaq->lock);
 	publish_release(old);
+	xrma_handle_put(&dmaq->obj);
+	return 0;
+}
+
+int xrma_core_fence_publish_wake(struct xrma_dmaq *handle, _Atomic uint32_t *changes,
+				 const _Atomic uint32_t *sleepers)
+{
+	struct xrma_core_dmaq *dmaq;
+	int ret;
+
+	ret = xrma_core_dmaq_acquire(handle, &dmaq);
+	if (ret)
+		return ret;
+	xrma_lock(&dmaq->lock);
+	dmaq->publish_changes = changes;
+	dmaq->publish_sleepers = (_Atomic uint32_t *)sleepers;
+	xrma_unlock(&dmaq->lock);
 	xrma_handle_put(&dmaq->obj);
 	return 0;
 }

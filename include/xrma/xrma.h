@@ -19,6 +19,7 @@
 #include <xrma/bcast.h>
 #include <xrma/fence.h>
 #include <xrma/win.h>
+#include <xrma/rwin.h>
 #include <xrma/conn.h>
 #include <xrma/intr.h>
 #include <xrma/doorbell.h>

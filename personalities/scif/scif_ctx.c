@@ -171,8 +171,6 @@ void xrma_scif_ep_put(struct xrma_scif_ep *ep)
 		return;
 	/* Everything the endpoint held was closed by scif_close. */
 	pthread_mutex_destroy(&ep->lock);
-	free(ep->windows);
-	free(ep->imports);
 	free(ep);
 }
 

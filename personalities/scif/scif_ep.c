@@ -182,7 +182,8 @@ static int scif_handshake(struct xrma_scif_ep *ep)
 	if (n >= 0 && (n != sizeof(theirs) || theirs.magic != XRMA_SCIF_HELLO_MAGIC))
 		n = -XRMA_ECONNRESET;
 	pthread_mutex_lock(&ep->lock);
-	ret = n < 0 ? (int)n : ep->closed ? -XRMA_ECANCELED : xrma_scif_peer_attach(ep, theirs.ras_id);
+	ret = n < 0 ? (int)n : ep->closed ? -XRMA_ECANCELED : xrma_rwin_attach(ep->rwin, ep->conn, theirs.ras_id,
+										       XRMA_SCIF_HANDSHAKE_MS);
 	/* The peer answered a moment ago: its node or table gone since means it left (ECONNRESET). */
 	if (ret == -XRMA_ENODEV || ret == -XRMA_ENOENT)
 		ret = -XRMA_ECONNRESET;

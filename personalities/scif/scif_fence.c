@@ -2,9 +2,9 @@
 /*
  * personalities/scif/scif_fence.c: RMA synchronisation (§3.8). INIT_SELF marks
  * are core fence marks on the endpoint's DMA queue. INIT_PEER marks are the
- * peer's queue's last posted mark, read from its table; they complete when the
- * table's completed mark (both kept by the peer's core: xrma_fence_publish)
- * reaches it. A mark is an int: 30 bits of the
+ * core's peer fences (xrma_rwin_peer_mark and _wait, core/fence_peer.c): the
+ * peer queue's last posted mark, complete once its completed mark reaches it.
+ * A mark is an int: 30 bits of the
  * count and one bit for PEER; waits rebuild the full count from the current one.
  * fence_signal writes its values through the core once the marked set is done.
  */
@@ -25,7 +25,7 @@ static uint64_t mark_count(uint64_t now, uint64_t low)
 static int fence_now(struct xrma_scif_ep *ep, bool peer, uint64_t *count)
 {
 	if (peer)
-		return xrma_scif_peer_posted(ep, count);
+		return xrma_rwin_peer_mark(ep->rwin, count);
 	return xrma_fence_mark(ep->dmaq, count);
 }
 
@@ -71,7 +71,7 @@ int scif_fence_wait(scif_epd_t epd, int mark)
 	if (!ret) {
 		target = mark_count(now, (uint64_t)mark & MARK_COUNT);
 		if (peer)
-			ret = xrma_scif_peer_wait(ep, target);
+			ret = xrma_rwin_peer_wait(ep->rwin, target, XRMA_TIMEOUT_INFINITE);
 		else
 			dmaq = ep->dmaq;
 	}
@@ -100,28 +100,29 @@ static int signal_checks(off_t loff, off_t roff, int flags)
 static int signal_targets(struct xrma_scif_ep *ep, off_t loff, off_t roff, int flags,
 			  struct xrma_seg **lseg, size_t *lo, struct xrma_rseg **rseg, size_t *ro)
 {
-	struct xrma_scif_piece piece;
+	struct xrma_rwin_piece piece;
+	struct xrma_iov iov;
 	size_t count;
 	int ret;
 
 	if (flags & SCIF_SIGNAL_LOCAL) {
-		const struct xrma_scif_window *w = xrma_scif_window_find(ep, (uint64_t)loff, 8);
-
-		if (!w)
+		/* The 8 bytes in one live window, whatever its rights (the value is ours to write). */
+		ret = xrma_rwin_local(ep->rwin, (uint64_t)loff, 8, 0, &iov, 1, &count);
+		if (ret)
 			return -XRMA_ENXIO;
-		*lseg = w->seg;
-		*lo = w->seg_offset + (size_t)((uint64_t)loff - w->offset);
+		*lseg = iov.seg;
+		*lo = iov.offset;
 	}
 	if (flags & SCIF_SIGNAL_REMOTE) {
 		/*
 		 * The signal is a remote write: a window without SCIF_PROT_WRITE is not one
 		 * it may land in (its segment refuses writers), reported as no window.
 		 */
-		ret = xrma_scif_peer_lookup(ep, (uint64_t)roff, 8, SCIF_PROT_WRITE, &piece, 1, &count);
+		ret = xrma_rwin_lookup(ep->rwin, (uint64_t)roff, 8, XRMA_RWIN_PROT_WRITE, &piece, 1, &count);
 		if (ret == -XRMA_ENOSPC || ret == -XRMA_EACCES)   /* straddling two windows, or read-only */
 			ret = -XRMA_ENXIO;
 		if (!ret)
-			ret = xrma_scif_import(ep, &piece, rseg);
+			ret = xrma_rwin_import(ep->rwin, &piece, rseg);
 		if (ret)
 			return ret;
 		*ro = piece.seg_offset;
@@ -152,7 +153,7 @@ int scif_fence_signal(scif_epd_t epd, off_t loff, uint64_t lval, off_t roff, uin
 	if (!ret && (flags & SCIF_FENCE_INIT_PEER)) {
 		ret = fence_now(ep, true, &target);
 		if (!ret)
-			ret = xrma_scif_peer_wait(ep, target);
+			ret = xrma_rwin_peer_wait(ep->rwin, target, XRMA_TIMEOUT_INFINITE);
 	}
 	if (!ret)
 		XRMA_KILL_POINT("scif.fence_signal.before_signal");

@@ -60,7 +60,7 @@ static int mmap_checks(void *addr, size_t len, int prot_flags, int map_flags, of
  * read-only, so a read-only window stays read-only (a store faults).
  * m->nparts counts the parts done, for mapping_free.
  */
-static int mmap_parts(uint32_t node, const struct xrma_scif_piece *pieces, size_t count,
+static int mmap_parts(uint32_t node, const struct xrma_rwin_piece *pieces, size_t count,
 		      int prot_flags, struct scif_mapping *m)
 {
 	bool write = prot_flags & SCIF_PROT_WRITE;
@@ -89,7 +89,7 @@ static int mmap_parts(uint32_t node, const struct xrma_scif_piece *pieces, size_
 }
 
 /* Put the parts side by side at addr (fixed) or in a range we reserve. */
-static int mmap_place(void *addr, bool fixed, const struct xrma_scif_piece *pieces, struct scif_mapping *m)
+static int mmap_place(void *addr, bool fixed, const struct xrma_rwin_piece *pieces, struct scif_mapping *m)
 {
 	char *base = fixed ? addr : mmap(addr, m->len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	size_t pos = 0;
@@ -113,7 +113,7 @@ static int mmap_place(void *addr, bool fixed, const struct xrma_scif_piece *piec
 
 void *scif_mmap(void *addr, size_t len, int prot_flags, int map_flags, scif_epd_t epd, off_t offset)
 {
-	struct xrma_scif_piece pieces[XRMA_SCIF_PIECES_MAX];
+	struct xrma_rwin_piece pieces[XRMA_SCIF_PIECES_MAX];
 	bool fixed = map_flags & SCIF_MAP_FIXED;
 	struct scif_mapping *m = NULL;
 	struct xrma_scif_ep *ep;
@@ -125,8 +125,8 @@ void *scif_mmap(void *addr, size_t len, int prot_flags, int map_flags, scif_epd_
 	if (!ret)
 		ret = xrma_scif_ep_enter(epd, &ep);
 	if (!ret) {
-		ret = xrma_scif_peer_lookup(ep, (uint64_t)offset, len, (uint32_t)prot_flags, pieces,
-					    XRMA_SCIF_PIECES_MAX, &count);
+		ret = xrma_rwin_lookup(ep->rwin, (uint64_t)offset, len, xrma_scif_prot(prot_flags), pieces,
+				       XRMA_SCIF_PIECES_MAX, &count);
 		node = ep->peer_node;
 		xrma_scif_ep_leave(ep);
 	}

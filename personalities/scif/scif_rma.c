@@ -5,8 +5,8 @@
  * scif_vwriteto (local side: the caller's pages, registered for the call).
  * The remote range is resolved in the peer's table and may span adjacent
  * windows: one core post per remote window, the local vector sliced to match.
- * The core keeps our posted and completed marks in our table, where the peer
- * fences on them (INIT_PEER).
+ * The core keeps our posted and completed marks in our table (core/rwin.c),
+ * where the peer fences on them (INIT_PEER).
  * SCIF_RMA_USECPU and the DMA path share the core's data path (docs/scif.md).
  */
 #include <errno.h>
@@ -66,18 +66,18 @@ int xrma_scif_dmaq_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const stru
 static int rma_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const struct xrma_iov *iov,
 		    size_t count, uint64_t roffset, size_t len, int flags)
 {
-	struct xrma_scif_piece pieces[XRMA_SCIF_PIECES_MAX];
+	struct xrma_rwin_piece pieces[XRMA_SCIF_PIECES_MAX];
 	struct xrma_rseg *rsegs[XRMA_SCIF_PIECES_MAX];
 	struct xrma_iov part[XRMA_IOV_MAX];
 	bool sync = flags & SCIF_RMA_SYNC;
 	size_t npieces, pos = 0;
 	int ret;
 
-	ret = xrma_scif_peer_lookup(ep, roffset, len,
-				    op == XRMA_RMA_WRITE ? SCIF_PROT_WRITE : SCIF_PROT_READ, pieces,
-				    XRMA_SCIF_PIECES_MAX, &npieces);
+	ret = xrma_rwin_lookup(ep->rwin, roffset, len,
+			       op == XRMA_RMA_WRITE ? XRMA_RWIN_PROT_WRITE : XRMA_RWIN_PROT_READ, pieces,
+			       XRMA_SCIF_PIECES_MAX, &npieces);
 	for (size_t i = 0; !ret && i < npieces; i++)
-		ret = xrma_scif_import(ep, &pieces[i], &rsegs[i]);
+		ret = xrma_rwin_import(ep->rwin, &pieces[i], &rsegs[i]);
 	if (ret)
 		return ret;
 	for (size_t i = 0; !ret && i < npieces; i++) {
@@ -110,7 +110,7 @@ static int rma_failure(struct xrma_scif_ep *ep, int ret)
 		return ret;
 	if (!xrma_conn_state(ep->conn, &state) && state == XRMA_CONN_DISCONNECTED)
 		return -XRMA_ECONNRESET;
-	if (!ep->peer_ras && xrma_scif_peer_probe(ep))
+	if (xrma_rwin_probe(ep->rwin))
 		return -XRMA_ECONNRESET;
 	return ret;
 }
@@ -139,9 +139,9 @@ static int rma_window(scif_epd_t epd, off_t loffset, size_t len, off_t roffset, 
 	if (ret)
 		return xrma_scif_fail(ret);
 	/* A write reads our window (needs READ); a read fills it (needs WRITE). */
-	ret = xrma_scif_local_cover(ep, (uint64_t)loffset, len,
-				    op == XRMA_RMA_WRITE ? SCIF_PROT_READ : SCIF_PROT_WRITE, iov, XRMA_IOV_MAX,
-				    &count);
+	ret = xrma_rwin_local(ep->rwin, (uint64_t)loffset, len,
+			      op == XRMA_RMA_WRITE ? XRMA_RWIN_PROT_READ : XRMA_RWIN_PROT_WRITE, iov, XRMA_IOV_MAX,
+			      &count);
 	/* In-flight transfers keep the segments (and so the windows' ranges) busy. */
 	if (!ret)
 		ret = rma_failure(ep, rma_post(ep, op, iov, count, (uint64_t)roffset, len, flags));

@@ -52,7 +52,7 @@ static const struct faults_case cases[] = {
 	{ "scif.fence_signal.before_signal", SC_CARD, 8 },
 	{ "scif.mmap.after_map", SC_CARD, 9 },
 	/* The host reads the card's table by copy: the card dies before telling it. */
-	{ "scif.unregister.before_notice", SC_CARD, 10 },
+	{ "rwin.remove.before_notice", SC_CARD, 10 },
 	{ "scif.close.after_teardown", SC_CARD, 11 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -336,8 +336,8 @@ static int survivor_main(int sock, const char *arg)
 	(void)sock;
 	PROC_CHECK(c != NULL && mem != NULL);
 	/* The unregister notice goes only to a peer reading the table by copy. */
-	if (!strcmp(c->point, "scif.unregister.before_notice"))
-		setenv("XRMA_SCIF_PEER_TABLE", "rma", 1);
+	if (!strcmp(c->point, "rwin.remove.before_notice"))
+		setenv("XRMA_TEST_RWIN_COPY", "1", 1);
 	listener = scif_open();
 	PROC_CHECK(listener >= 0);
 	p = scif_bind(listener, 0);

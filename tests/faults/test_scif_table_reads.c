@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * tests/faults/test_scif_table_reads.c: a card that reads the host's table by
- * copy (XRMA_SCIF_PEER_TABLE=rma, the path of providers that cannot map) reads
- * it again only when the host changed it, not once per RMA call (scif_peer.c).
- * The reads are counted by the kill point "scif.peer.table_read" of the
+ * copy (the test hook XRMA_TEST_RWIN_COPY=1: the path of providers that cannot map) reads
+ * it again only when the host changed it, not once per RMA call (core/rwin.c).
+ * The reads are counted by the kill point "rwin.table_read" of the
  * test-only libscif: the card is armed to die at its READ_LIMIT-th read. A card
  * doing hundreds of transfers to a table that stays the same lives; a card whose
  * host unregisters and registers between its transfers must read the table
@@ -66,8 +66,8 @@ static int card_main(int sock, const char *arg)
 
 	(void)sock;
 	/* Before the first library call: both are read once, on first use. */
-	setenv("XRMA_SCIF_PEER_TABLE", "rma", 1);
-	setenv("XRMA_TEST_KILL_POINT", "scif.peer.table_read:" READ_LIMIT, 1);
+	setenv("XRMA_TEST_RWIN_COPY", "1", 1);
+	setenv("XRMA_TEST_KILL_POINT", "rwin.table_read:" READ_LIMIT, 1);
 	PROC_CHECK(mem != NULL);
 	epd = scif_open();
 	PROC_CHECK(epd >= 0);
@@ -205,7 +205,7 @@ static void test_scif_changed_table_read_again(void **state)
 
 /*
  * An unregister whose notice to the card fails on the way (the fail point
- * "scif.unregister.notice", as a transfer error would) while the card lives
+ * "rwin.remove.notice", as a transfer error would) while the card lives
  * fails with EIO and changes nothing: the window stays registered, in our
  * space and in the card's view. Repeated once the notice can go, it succeeds.
  */
@@ -220,7 +220,7 @@ static void test_scif_unregister_undone_when_notice_fails(void **state)
 	epd = card_start(&card, mem);
 	/* The card reads our table by copy and announces its box. */
 	assert_int_equal(card_do(epd, CMD_WRITE, HOST_WIN), 0);
-	xrma_failpoint_arm("scif.unregister.notice");
+	xrma_failpoint_arm("rwin.remove.notice");
 	errno = 0;
 	assert_int_equal(scif_unregister(epd, HOST_WIN, 2 * PAGE), -1);
 	assert_int_equal(errno, EIO);

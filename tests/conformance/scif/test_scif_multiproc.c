@@ -12,7 +12,7 @@
  * first card is gone), and fork (the child does not inherit endpoints; where a
  * node is one process, ofi and pximc, its own context is EADDRINUSE), and the
  * card's view of our windows after we unregister, or register anew at the same
- * offset (the card reads our table by copy under XRMA_SCIF_PEER_TABLE=rma and
+ * offset (the card reads our table by copy under the test hook XRMA_TEST_RWIN_COPY=1 and
  * on ofi: check_peer_table_rma.sh, run_conformance_on_ofi.sh).
  * Skipped on providers whose nodes share one process.
  */
@@ -361,7 +361,7 @@ static void test_scif_one_buffer_registered_towards_two_cards(void **state)
 /*
  * Once our scif_unregister returned, the card's next RMA after our next message
  * is ENXIO and touches nothing, whether it maps our table or reads a copy of it
- * (XRMA_SCIF_PEER_TABLE=rma, ofi): the copy it used a moment ago is stale.
+ * (XRMA_TEST_RWIN_COPY=1, ofi): the copy it used a moment ago is stale.
  */
 static void test_scif_unregister_seen_by_peer(void **state)
 {
