@@ -14,7 +14,7 @@
 #include "common/peer_shared.h"
 #include "core/prov_call.h"
 #include "core/rseg.h"
-#include "core/futex.h"
+#include "common/futex.h"
 #include "core/seg.h"
 #include "common/wait.h"
 

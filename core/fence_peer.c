@@ -11,9 +11,9 @@
 #include <sched.h>
 #include <stddef.h>
 #include <xrma/xrma.h>
-#include "core/futex.h"
+#include "common/futex.h"
 #include "core/rwin.h"
-#include "core/wait.h"
+#include "common/wait.h"
 
 /* A sleep's longest slice: how soon a peer's death is seen by a sleeper. */
 #define PEER_SLICE_MS 20
