@@ -510,7 +510,7 @@ static void try_async(struct xrma_core_dmaq *dmaq, struct xrma_rma_job *job)
 	int status = xrma_core_rseg_usable(job->rseg);
 
 	if (!status)
-		status = xrma_core_call_rma_try(ctx, job->op, job->rseg->prmem,
+		status = xrma_core_call_rma_try(ctx, job->op, job->rseg->remote_mem,
 						job->rseg->base + job->remote_offset, job->iov,
 						job->iov_count, job->flags & XRMA_RMA_ORDERED);
 	if (status == -XRMA_EAGAIN)
