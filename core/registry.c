@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/registry.c: the providers compiled in, plus any added at run time (mock
- * providers in tests), and the rule that picks one. This is the only file of
- * the core that names a concrete provider.
+ * core/registry.c: the providers compiled in (the list in providers/providers.h),
+ * plus any added at run time (mock providers in tests), and the rule that picks
+ * one. The core names no concrete provider: the list and the default name come
+ * from providers/.
  */
 #include "core/registry.h"
 
@@ -10,27 +11,30 @@
 #include <stdio.h>
 #include <string.h>
 #include <xrma/errors.h>
-#include "providers/loopback/loopback.h"
-#include "providers/ntb/ntb.h"
-#include "providers/ofi/ofi.h"
-#include "providers/pximc/pximc.h"
-#include "providers/sci/sci.h"
+#include "providers/providers.h"
 
 #define REGISTRY_MAX 16
 
-/* ntb: processes on this host as nodes, real shared memory, nothing to set up. */
-static const char registry_default_name[] = "ntb";
+static const char registry_default_name[] = XRMA_PROVIDERS_DEFAULT;
 
 static struct {
-	pthread_mutex_t lock;       /* guards count and list */
+	pthread_mutex_t lock;       /* guards loaded, count and list */
+	bool loaded;                /* the compiled-in list has been copied into list */
 	int count;
 	const struct xrma_provider *list[REGISTRY_MAX];
 } registry = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.count = 5,
-	.list = { &xrma_prov_ntb, &xrma_prov_loopback, &xrma_prov_ofi, &xrma_prov_pximc,
-		  &xrma_prov_sci },
 };
+
+/* The compiled-in providers first, once, so providers added later come after them. */
+static void load_locked(void)
+{
+	if (registry.loaded)
+		return;
+	registry.loaded = true;
+	for (size_t i = 0; i < xrma_providers_count && registry.count < REGISTRY_MAX; i++)
+		registry.list[registry.count++] = xrma_providers[i];
+}
 
 bool xrma_provider_ops_valid(const struct xrma_provider *prov)
 {
@@ -92,6 +96,7 @@ int xrma_registry_add(const struct xrma_provider *prov)
 	if (!xrma_provider_ops_valid(prov))
 		return -XRMA_EINVAL;
 	pthread_mutex_lock(&registry.lock);
+	load_locked();
 	if (find_locked(prov->name) >= 0)
 		ret = -XRMA_EEXIST;
 	else if (registry.count == REGISTRY_MAX)
@@ -109,6 +114,7 @@ int xrma_registry_remove(const struct xrma_provider *prov)
 	if (!prov)
 		return -XRMA_EINVAL;
 	pthread_mutex_lock(&registry.lock);
+	load_locked();
 	for (int i = 0; i < registry.count; i++) {
 		if (registry.list[i] != prov)
 			continue;
@@ -130,6 +136,7 @@ const struct xrma_provider *xrma_registry_find(const char *name)
 	if (!name)
 		return NULL;
 	pthread_mutex_lock(&registry.lock);
+	load_locked();
 	i = find_locked(name);
 	if (i >= 0)
 		prov = registry.list[i];
@@ -164,6 +171,7 @@ int xrma_registry_count(void)
 	int n;
 
 	pthread_mutex_lock(&registry.lock);
+	load_locked();
 	n = registry.count;
 	pthread_mutex_unlock(&registry.lock);
 	return n;
@@ -174,6 +182,7 @@ const struct xrma_provider *xrma_registry_at(int index)
 	const struct xrma_provider *prov = NULL;
 
 	pthread_mutex_lock(&registry.lock);
+	load_locked();
 	if (index >= 0 && index < registry.count)
 		prov = registry.list[index];
 	pthread_mutex_unlock(&registry.lock);

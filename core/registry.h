@@ -2,7 +2,7 @@
 /*
  * core/registry.h: the list of providers and the rule that picks one:
  * the name asked for, else XRMA_PROVIDER, else the config file, else the
- * default. The only place in the core that names concrete providers.
+ * default. The providers themselves are listed in providers/providers.h.
  */
 #ifndef XRMA_CORE_REGISTRY_H
 #define XRMA_CORE_REGISTRY_H

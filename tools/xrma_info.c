@@ -210,11 +210,16 @@ static void show_providers(struct out *o, const char *only, int *shown)
 		json_caps(o->w, &info.caps);
 		json_end_object(o->w);
 	}
+	/* What configure left out of this build and why (--enable-<p>, providers/<p>/configure.m4);
+	 * the tool is built with the library, so config.h speaks for both. */
 	if (o->w) {
 		json_end_array(o->w);
 		json_member_string(o->w, "default_provider", xrma_provider_default());
+		json_member_string(o->w, "providers_left_out", XRMA_PROVIDERS_SKIPPED);
 	} else {
 		printf("default provider: %s\n", xrma_provider_default());
+		printf("providers left out of this build: %s\n",
+		       *XRMA_PROVIDERS_SKIPPED ? XRMA_PROVIDERS_SKIPPED : "none");
 	}
 }
 

@@ -14,4 +14,17 @@
 
 extern const struct xrma_provider xrma_prov_ntb;
 
+/* The [ntb] keys (ntb_config.c). */
+enum ntb_config_key {
+	NTB_CONFIG_MW_COUNT,        /* [ntb] mw_count     / XRMA_NTB_MW_COUNT */
+	NTB_CONFIG_MW_SIZE_MAX,     /* [ntb] mw_size_max  / XRMA_NTB_MW_SIZE_MAX */
+	NTB_CONFIG_XLAT_ALIGN,      /* [ntb] xlat_align   / XRMA_NTB_XLAT_ALIGN */
+	NTB_CONFIG_DB_COUNT,        /* [ntb] db_count     / XRMA_NTB_DB_COUNT */
+	NTB_CONFIG_SPAD_COUNT,      /* [ntb] spad_count   / XRMA_NTB_SPAD_COUNT */
+	NTB_CONFIG_MAX_PEERS,       /* [ntb] max_peers    / XRMA_NTB_MAX_PEERS */
+	NTB_CONFIG_KEY_COUNT
+};
+struct xrma_config_table;
+extern const struct xrma_config_table xrma_prov_ntb_config;
+
 #endif

@@ -38,6 +38,13 @@ struct ntb_model {
 	struct hostfab_model m;
 };
 
+/* This provider's keys (its table in ntb_config.c). */
+static int ntb_config_size(const struct xrma_config *cfg, enum ntb_config_key key, uint64_t max,
+			   uint64_t *value)
+{
+	return xrma_config_table_size(cfg, &xrma_prov_ntb_config, key, max, value);
+}
+
 static int ntb_read_limits(const struct xrma_config *cfg, struct hostfab_model *m)
 {
 	uint64_t v;
@@ -45,23 +52,23 @@ static int ntb_read_limits(const struct xrma_config *cfg, struct hostfab_model *
 
 	m->name = "ntb";
 	m->bus_base = NTB_BUS_BASE;
-	if ((ret = xrma_config_size(cfg, XRMA_CONFIG_NTB_MW_COUNT, 64, &v)) || !v)
+	if ((ret = ntb_config_size(cfg, NTB_CONFIG_MW_COUNT, 64, &v)) || !v)
 		return ret ? ret : -XRMA_ECONFIG;
 	m->mw_count = (uint32_t)v;
-	if ((ret = xrma_config_size(cfg, XRMA_CONFIG_NTB_MW_SIZE_MAX, (uint64_t)1 << 51, &v)) || !v)
+	if ((ret = ntb_config_size(cfg, NTB_CONFIG_MW_SIZE_MAX, (uint64_t)1 << 51, &v)) || !v)
 		return ret ? ret : -XRMA_ECONFIG;
 	m->mw_size = v;
-	if ((ret = xrma_config_size(cfg, XRMA_CONFIG_NTB_XLAT_ALIGN, (uint64_t)1 << 30, &v)) || !v ||
+	if ((ret = ntb_config_size(cfg, NTB_CONFIG_XLAT_ALIGN, (uint64_t)1 << 30, &v)) || !v ||
 	    (v & (v - 1)) || v < 4096)
 		return ret ? ret : -XRMA_ECONFIG;   /* a power of two, at least a page */
 	m->xlat_align = v;
-	if ((ret = xrma_config_size(cfg, XRMA_CONFIG_NTB_DB_COUNT, 64, &v)))
+	if ((ret = ntb_config_size(cfg, NTB_CONFIG_DB_COUNT, 64, &v)))
 		return ret;
 	m->db_count = (uint32_t)v;
-	if ((ret = xrma_config_size(cfg, XRMA_CONFIG_NTB_SPAD_COUNT, HOSTFAB_SPAD_MAX, &v)))
+	if ((ret = ntb_config_size(cfg, NTB_CONFIG_SPAD_COUNT, HOSTFAB_SPAD_MAX, &v)))
 		return ret;
 	m->spad_count = (uint32_t)v;
-	if ((ret = xrma_config_size(cfg, XRMA_CONFIG_NTB_MAX_PEERS, 65535, &v)))
+	if ((ret = ntb_config_size(cfg, NTB_CONFIG_MAX_PEERS, 65535, &v)))
 		return ret;
 	m->max_peers = (uint32_t)v;
 	return 0;

@@ -55,6 +55,7 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 #include "providers/provider.h"
+#include "providers/ofi/ofi_config.h"
 
 extern const struct xrma_provider xrma_prov_ofi;
 extern const struct xrma_caps xrma_prov_ofi_caps;

@@ -114,10 +114,22 @@ static struct fi_info *ofi_hints(const char *prov, const char *iface, bool atomi
 	return hints;
 }
 
+/* This provider's keys (its table in ofi_config.c). */
+static const char *ofi_config_value(const struct xrma_config *cfg, enum ofi_config_key key)
+{
+	return xrma_config_table_value(cfg, &xrma_prov_ofi_config, key);
+}
+
+static int ofi_config_size(const struct xrma_config *cfg, enum ofi_config_key key, uint64_t max,
+			   uint64_t *value)
+{
+	return xrma_config_table_size(cfg, &xrma_prov_ofi_config, key, max, value);
+}
+
 static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, const char **nodes,
 			   const char **iface, enum ofi_transfer_eps *transfer_eps)
 {
-	const char *prov = xrma_config_value(cfg, XRMA_CONFIG_OFI_PROVIDER), *rma_endpoint, *wait;
+	const char *prov = ofi_config_value(cfg, OFI_CONFIG_PROVIDER), *rma_endpoint, *wait;
 	uint64_t ms;
 
 	if (!prov || !*prov || strlen(prov) >= sizeof(ep->prov_name)) {
@@ -125,17 +137,17 @@ static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, con
 		return -XRMA_ECONFIG;
 	}
 	snprintf(ep->prov_name, sizeof(ep->prov_name), "%s", prov);
-	if (xrma_config_size(cfg, XRMA_CONFIG_OFI_LIVENESS_MS, OFI_LIVENESS_MAX_MS, &ms) || ms < 20) {
+	if (ofi_config_size(cfg, OFI_CONFIG_LIVENESS_MS, OFI_LIVENESS_MAX_MS, &ms) || ms < 20) {
 		ofi_detail("ofi: ofi.liveness_ms must be 20..%u milliseconds", OFI_LIVENESS_MAX_MS);
 		return -XRMA_ECONFIG;
 	}
 	ep->liveness_ms = (int)ms;
-	if (xrma_config_size(cfg, XRMA_CONFIG_OFI_PROGRESS_SPIN_US, OFI_PROGRESS_SPIN_MAX_US, &ms)) {
+	if (ofi_config_size(cfg, OFI_CONFIG_PROGRESS_SPIN_US, OFI_PROGRESS_SPIN_MAX_US, &ms)) {
 		ofi_detail("ofi: ofi.progress_spin_us must be 0..%u microseconds", OFI_PROGRESS_SPIN_MAX_US);
 		return -XRMA_ECONFIG;
 	}
 	ep->progress_spin_ns = ms * 1000;
-	rma_endpoint = xrma_config_value(cfg, XRMA_CONFIG_OFI_RMA_ENDPOINT);
+	rma_endpoint = ofi_config_value(cfg, OFI_CONFIG_RMA_ENDPOINT);
 	if (rma_endpoint && !strcmp(rma_endpoint, "separate"))
 		*transfer_eps = OFI_TRANSFER_SEPARATE;
 	else if (rma_endpoint && !strcmp(rma_endpoint, "single"))
@@ -146,22 +158,22 @@ static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, con
 		ofi_detail("ofi: ofi.rma_endpoint must be 'single', 'separate' or 'shared'");
 		return -XRMA_ECONFIG;
 	}
-	wait = xrma_config_value(cfg, XRMA_CONFIG_OFI_PROGRESS_WAIT);
+	wait = ofi_config_value(cfg, OFI_CONFIG_PROGRESS_WAIT);
 	if (!wait || (strcmp(wait, "fd") && strcmp(wait, "busy"))) {
 		ofi_detail("ofi: ofi.progress_wait must be 'fd' or 'busy'");
 		return -XRMA_ECONFIG;
 	}
 	ep->progress_busy = !strcmp(wait, "busy");
-	if (xrma_config_size(cfg, XRMA_CONFIG_OFI_SERVE_MS, OFI_SERVE_MAX_MS, &ms) || ms < 1) {
+	if (ofi_config_size(cfg, OFI_CONFIG_SERVE_MS, OFI_SERVE_MAX_MS, &ms) || ms < 1) {
 		ofi_detail("ofi: ofi.serve_ms must be 1..%u milliseconds", OFI_SERVE_MAX_MS);
 		return -XRMA_ECONFIG;
 	}
 	ep->serve_ns = ms * 1000000ull;
 	/* The cluster's node file, unless ofi is given one of its own. */
-	*nodes = xrma_config_value(cfg, XRMA_CONFIG_OFI_NODES);
+	*nodes = ofi_config_value(cfg, OFI_CONFIG_NODES);
 	if (!*nodes || !**nodes)
 		*nodes = xrma_config_value(cfg, XRMA_CONFIG_NODES);
-	*iface = xrma_config_value(cfg, XRMA_CONFIG_OFI_IFACE);
+	*iface = ofi_config_value(cfg, OFI_CONFIG_IFACE);
 	if (!*nodes || !**nodes) {
 		ofi_detail("ofi: no node file: set xrma.nodes (XRMA_NODES) or ofi.nodes (XRMA_OFI_NODES) "
 			   "to a file of 'id host[:port]' lines");

@@ -29,6 +29,17 @@
 
 extern const struct xrma_provider xrma_prov_pximc;
 
+/* The [pximc] keys (pximc_config.c); the last two are read by xrma's own PXImc
+ * vendor library (personalities/pximc), by name. */
+enum pximc_config_key {
+	PXIMC_CONFIG_DISPATCHER,      /* [pximc] dispatcher      / XRMA_PXIMC_DISPATCHER */
+	PXIMC_CONFIG_VENDOR_PROVIDER, /* [pximc] vendor_provider / XRMA_PXIMC_VENDOR_PROVIDER */
+	PXIMC_CONFIG_TREE_HOST,       /* [pximc] tree_host       / XRMA_PXIMC_TREE_HOST */
+	PXIMC_CONFIG_KEY_COUNT
+};
+struct xrma_config_table;
+extern const struct xrma_config_table xrma_prov_pximc_config;
+
 /* Protocol numbers of our windows (the proprietary range, spec decision 19). */
 #define PXP_PROTO_CONTROL 0xF0A5C001u
 #define PXP_PROTO_MEMORY  0xF0A5C002u

@@ -236,7 +236,8 @@ static int pxp_open(const struct xrma_prov_open_args *args, void **state, struct
 		ret = -XRMA_ENOMEM;
 		goto err_release;
 	}
-	ret = pxp_load_dispatcher(xrma_config_value(args->config, XRMA_CONFIG_PXIMC_DISPATCHER),
+	ret = pxp_load_dispatcher(xrma_config_table_value(args->config, &xrma_prov_pximc_config,
+						      PXIMC_CONFIG_DISPATCHER),
 				  &p->api);
 	if (ret)
 		goto err_free;

@@ -31,6 +31,21 @@
 
 extern const struct xrma_provider xrma_prov_sci;
 
+/* The [sci] keys (sci_config.c). */
+enum sci_config_key {
+	SCI_CONFIG_ATT_ENTRIES,     /* [sci] att_entries   / XRMA_SCI_ATT_ENTRIES */
+	SCI_CONFIG_ATT_PAGE_SIZE,   /* [sci] att_page_size / XRMA_SCI_ATT_PAGE_SIZE */
+	SCI_CONFIG_FAULT_SEED,      /* [sci] fault_seed    / XRMA_SCI_FAULT_SEED */
+	SCI_CONFIG_FAULT_RATE,      /* [sci] fault_rate    / XRMA_SCI_FAULT_RATE */
+	SCI_CONFIG_FAULT_FATAL,     /* [sci] fault_fatal   / XRMA_SCI_FAULT_FATAL */
+	SCI_CONFIG_FAULT_LINK,      /* [sci] fault_link    / XRMA_SCI_FAULT_LINK */
+	SCI_CONFIG_FAULT_LOST,      /* [sci] fault_lost    / XRMA_SCI_FAULT_LOST */
+	SCI_CONFIG_RAW_SPACE,       /* [sci] raw_space     / XRMA_SCI_RAW_SPACE */
+	SCI_CONFIG_KEY_COUNT
+};
+struct xrma_config_table;
+extern const struct xrma_config_table xrma_prov_sci_config;
+
 /* ---------------------------------------------------------------- addresses */
 
 #define SCI_NODE_STEP        4u

@@ -100,11 +100,23 @@ static int parse_event(const char *s, enum sci_event_kind kind, struct sci_fault
 	return *end && *end != ',' ? -XRMA_ECONFIG : 0;
 }
 
+/* This provider's keys (its table in sci_config.c). */
+static const char *sci_config_value(const struct xrma_config *cfg, enum sci_config_key key)
+{
+	return xrma_config_table_value(cfg, &xrma_prov_sci_config, key);
+}
+
+static int sci_config_size(const struct xrma_config *cfg, enum sci_config_key key, uint64_t max,
+			   uint64_t *value)
+{
+	return xrma_config_table_size(cfg, &xrma_prov_sci_config, key, max, value);
+}
+
 /* Each comma-separated entry of key through one parser. */
-static int parse_list(const struct xrma_config *cfg, enum xrma_config_key key, const char *name,
+static int parse_list(const struct xrma_config *cfg, enum sci_config_key key, const char *name,
 		      const char *form, struct sci_fault_config *out, enum sci_event_kind kind)
 {
-	const char *v = xrma_config_value(cfg, key);
+	const char *v = sci_config_value(cfg, key);
 
 	for (const char *p = v ? v : ""; *p;) {
 		size_t *count = kind ? &out->event_count : &out->rule_count;
@@ -130,12 +142,12 @@ static int parse_list(const struct xrma_config *cfg, enum xrma_config_key key, c
 
 int xrma_prov_sci_fault_parse(const struct xrma_config *cfg, struct sci_fault_config *out)
 {
-	const char *fatal = xrma_config_value(cfg, XRMA_CONFIG_SCI_FAULT_FATAL);
+	const char *fatal = sci_config_value(cfg, SCI_CONFIG_FAULT_FATAL);
 	char *end;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	if ((ret = xrma_config_size(cfg, XRMA_CONFIG_SCI_FAULT_SEED, UINT64_MAX, &out->seed))) {
+	if ((ret = sci_config_size(cfg, SCI_CONFIG_FAULT_SEED, UINT64_MAX, &out->seed))) {
 		hostfab_detail("sci: sci.fault_seed is not a number");
 		return ret;
 	}
@@ -143,14 +155,14 @@ int xrma_prov_sci_fault_parse(const struct xrma_config *cfg, struct sci_fault_co
 		hostfab_detail("sci: sci.fault_fatal '%s' is not a fraction in [0, 1]", fatal);
 		return -XRMA_ECONFIG;
 	}
-	if ((ret = parse_list(cfg, XRMA_CONFIG_SCI_FAULT_RATE, "fault_rate",
+	if ((ret = parse_list(cfg, SCI_CONFIG_FAULT_RATE, "fault_rate",
 			      "RATE, NODE:RATE or SRC-DST:RATE with RATE in [0, 1]", out, 0)))
 		return ret;
-	if ((ret = parse_list(cfg, XRMA_CONFIG_SCI_FAULT_LINK, "fault_link",
+	if ((ret = parse_list(cfg, SCI_CONFIG_FAULT_LINK, "fault_link",
 			      "NODE@COUNT+MS or SRC-DST@COUNT+MS", out,
 			      SCI_FAULT_LINK)))
 		return ret;
-	return parse_list(cfg, XRMA_CONFIG_SCI_FAULT_LOST, "fault_lost", "NODE@COUNT", out,
+	return parse_list(cfg, SCI_CONFIG_FAULT_LOST, "fault_lost", "NODE@COUNT", out,
 			  SCI_FAULT_LOST);
 }
 

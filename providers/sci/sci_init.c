@@ -14,23 +14,35 @@
 #include <unistd.h>
 #include "core/config.h"
 
+/* This provider's keys (its table in sci_config.c). */
+static const char *sci_config_value(const struct xrma_config *cfg, enum sci_config_key key)
+{
+	return xrma_config_table_value(cfg, &xrma_prov_sci_config, key);
+}
+
+static int sci_config_size(const struct xrma_config *cfg, enum sci_config_key key, uint64_t max,
+			   uint64_t *value)
+{
+	return xrma_config_table_size(cfg, &xrma_prov_sci_config, key, max, value);
+}
+
 static int sci_read_limits(const struct xrma_config *cfg, struct sci_model *model)
 {
 	uint64_t entries, page;
 	const char *raw;
 
-	if (xrma_config_size(cfg, XRMA_CONFIG_SCI_ATT_ENTRIES, 1u << 20, &entries) || !entries) {
+	if (sci_config_size(cfg, SCI_CONFIG_ATT_ENTRIES, 1u << 20, &entries) || !entries) {
 		hostfab_detail("sci: sci.att_entries must be 1..1048576");
 		return -XRMA_ECONFIG;
 	}
-	if (xrma_config_size(cfg, XRMA_CONFIG_SCI_ATT_PAGE_SIZE, 1u << 30, &page) || page < 4096 ||
+	if (sci_config_size(cfg, SCI_CONFIG_ATT_PAGE_SIZE, 1u << 30, &page) || page < 4096 ||
 	    (page & (page - 1))) {
 		hostfab_detail("sci: sci.att_page_size must be a power of two from 4096 to 1G");
 		return -XRMA_ECONFIG;
 	}
 	model->att_entries = (uint32_t)entries;
 	model->att_page_size = page;
-	raw = xrma_config_value(cfg, XRMA_CONFIG_SCI_RAW_SPACE);
+	raw = sci_config_value(cfg, SCI_CONFIG_RAW_SPACE);
 	if (!raw || !*raw || !strcmp(raw, "user")) {
 		model->raw_space = SCI_RAW_USER;
 	} else if (!strcmp(raw, "all")) {

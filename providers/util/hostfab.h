@@ -54,6 +54,17 @@
 #define HOSTFAB_ALLOW_MAX   16      /* extra uids allowed to connect */
 #define HOSTFAB_STAGE_SIZE  (1u << 20)  /* staging buffer of the copy fallback */
 
+/* The [host] keys (hostfab_config.c), read by every provider built on the host fabric. */
+enum hostfab_config_key {
+	HOSTFAB_CONFIG_RUNTIME_DIR,  /* [host] runtime_dir / XRMA_HOST_RUNTIME_DIR */
+	HOSTFAB_CONFIG_FABRIC_UID,   /* [host] fabric_uid  / XRMA_HOST_FABRIC_UID */
+	HOSTFAB_CONFIG_ALLOW_UIDS,   /* [host] allow_uids  / XRMA_HOST_ALLOW_UIDS */
+	HOSTFAB_CONFIG_CMA,          /* [host] cma         / XRMA_HOST_CMA */
+	HOSTFAB_CONFIG_KEY_COUNT
+};
+struct xrma_config_table;
+extern const struct xrma_config_table xrma_util_host_config;
+
 /* ---------------------------------------------------------------- the model */
 
 struct hostfab_model {

@@ -66,13 +66,19 @@ static int parse_uid(const char *v, uint32_t *uid)
 	return 0;
 }
 
+/* This provider's keys (its table in hostfab_config.c). */
+static const char *hostfab_config_value(const struct xrma_config *cfg, enum hostfab_config_key key)
+{
+	return xrma_config_table_value(cfg, &xrma_util_host_config, key);
+}
+
 static int read_settings(struct hostfab_ep *ep, const struct xrma_prov_open_args *args)
 {
 	const struct xrma_config *cfg = args->config;
-	const char *dir = cfg ? xrma_config_value(cfg, XRMA_CONFIG_HOST_RUNTIME_DIR) : NULL;
-	const char *fuid = cfg ? xrma_config_value(cfg, XRMA_CONFIG_HOST_FABRIC_UID) : NULL;
-	const char *allow = cfg ? xrma_config_value(cfg, XRMA_CONFIG_HOST_ALLOW_UIDS) : NULL;
-	const char *cma = cfg ? xrma_config_value(cfg, XRMA_CONFIG_HOST_CMA) : NULL;
+	const char *dir = cfg ? hostfab_config_value(cfg, HOSTFAB_CONFIG_RUNTIME_DIR) : NULL;
+	const char *fuid = cfg ? hostfab_config_value(cfg, HOSTFAB_CONFIG_FABRIC_UID) : NULL;
+	const char *allow = cfg ? hostfab_config_value(cfg, HOSTFAB_CONFIG_ALLOW_UIDS) : NULL;
+	const char *cma = cfg ? hostfab_config_value(cfg, HOSTFAB_CONFIG_CMA) : NULL;
 	char token[128];
 	uint32_t owner;
 	struct stat st;

@@ -16,14 +16,6 @@
 #include <xrma/errors.h>
 #include "core/config.h"
 
-#ifdef XRMA_FUZZ_STANDALONE
-/* The clang build links config.c alone, without the provider registry it names defaults from. */
-const char *xrma_provider_default(void)
-{
-	return "ntb";
-}
-#endif
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct xrma_config cfg;

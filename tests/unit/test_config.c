@@ -8,6 +8,7 @@
  */
 #include "tests/helpers/fixture.h"
 #include "core/config.h"
+#include "providers/providers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +312,57 @@ static void test_config_load_file_values_readable(void **state)
 	assert_string_equal(cfg.file, conf_path);
 }
 
+/* Every provider's key, set in a file under its section, reads back through its own table. */
+static void test_config_table_keys_read_through_their_table(void **state)
+{
+	char conf[256], want[64];
+	struct xrma_config cfg;
+	int total = XRMA_CONFIG_CORE_KEY_COUNT;
+
+	(void)state;
+	assert_rc(xrma_config_load(&cfg), 0);
+	for (size_t t = 0; t < xrma_providers_config_count; t++) {
+		const struct xrma_config_table *table = xrma_providers_config[t];
+
+		for (int k = 0; k < table->count; k++) {
+			snprintf(want, sizeof(want), "12%zu%d", t, k);
+			snprintf(conf, sizeof(conf), "[%s]\n%s = %s\n", table->keys[k].section,
+				 table->keys[k].name, want);
+			assert_int_equal(fixture_write_file(conf_path, sizeof(conf_path), conf), 0);
+			assert_rc(xrma_config_load(&cfg), 0);
+			assert_rc(xrma_config_load_file(&cfg, conf_path), 0);
+			assert_string_equal(xrma_config_table_value(&cfg, table, k), want);
+			unlink(conf_path);
+			conf_path[0] = '\0';
+		}
+		/* Past its end a table has no key, and nothing is read from a neighbour's. */
+		assert_null(xrma_config_table_value(&cfg, table, table->count));
+		assert_null(xrma_config_table_value(&cfg, table, -1));
+		total += table->count;
+	}
+	assert_int_equal(XRMA_CONFIG_KEY_COUNT, total);
+	assert_true(XRMA_CONFIG_KEY_COUNT <= XRMA_CONFIG_MAX);
+}
+
+/* A table that is not in the build's list is refused, not read at some other table's place. */
+static void test_config_table_not_built_returns_nothing(void **state)
+{
+	static const struct xrma_config_key_desc keys[] = {
+		{ "absent", "key", "XRMA_ABSENT_KEY", "value" },
+	};
+	static const struct xrma_config_table absent = { keys, 1 };
+	struct xrma_config cfg;
+	uint64_t v = 99;
+
+	(void)state;
+	assert_rc(xrma_config_load(&cfg), 0);
+	assert_null(xrma_config_table_value(&cfg, &absent, 0));
+	assert_rc(xrma_config_table_size(&cfg, &absent, 0, 10, &v), XRMA_EINVAL);
+	assert_int_equal(v, 99);
+	use_conf("[absent]\nkey = 1\n");
+	assert_rc(xrma_config_load(&cfg), XRMA_ECONFIG);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, fixture_test_up, config_test_down)
 
 int main(void)
@@ -331,6 +383,8 @@ int main(void)
 		T(test_config_file_unknown_provider_returns_enoprov),
 		T(test_config_node_id_parses_decimal_and_hex),
 		T(test_config_load_file_values_readable),
+		T(test_config_table_keys_read_through_their_table),
+		T(test_config_table_not_built_returns_nothing),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, config_group_up, config_group_down);

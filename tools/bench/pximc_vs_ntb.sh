@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# providers/pximc/pximc_vs_ntb.sh: the SISCI PIO ping-pong (sisci_scipp), DMA bandwidth
+# tools/bench/pximc_vs_ntb.sh: the SISCI PIO ping-pong (sisci_scipp), DMA bandwidth
 # (sisci_dma_bench) and SCIF RMA time per transfer (scif_rma_bw) run directly on ntb and on
 # pximc (xrma's PXImc vendor library on ntb), back to back in one run, and one table of the
 # slowdown of pximc against ntb per size (latency and time: pximc/ntb; bandwidth: ntb/pximc;
 # 1.00 = equal). Medians and best runs both, since a shared machine makes medians noisy.
-#   providers/pximc/pximc_vs_ntb.sh [BUILDDIR] [extra benchmark options, e.g. -s 65536]
+#   tools/bench/pximc_vs_ntb.sh [BUILDDIR] [extra benchmark options, e.g. -s 65536]
 set -e
 build=$(cd "${1:-.}" && pwd)
 [ $# -gt 0 ] && shift
