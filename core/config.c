@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <xrma/errors.h>
+#include "common/detail.h"
 #include "providers/providers.h"
 
 #ifndef XRMA_SYSCONFDIR

@@ -454,6 +454,7 @@ static void ofi_free(struct ofi_ep *ep)
 static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct xrma_prov_addr *self)
 {
 	const char *nodes, *iface;
+	bool own_nodes;
 	struct ofi_peer *me;
 	struct ofi_ep *ep;
 	uint32_t incarnation = 0;
@@ -499,8 +500,8 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	}
 	if ((ret = ofi_read_config(ep, args->config, &nodes, &iface, &transfer_eps)))
 		goto err_free;
-	if ((ret = ofi_nodes_load(ep, nodes, nodes == xrma_config_value(args->config, XRMA_CONFIG_OFI_NODES)
-					  ? "ofi.nodes" : "xrma.nodes")))
+	own_nodes = nodes == ofi_config_value(args->config, OFI_CONFIG_NODES);
+	if ((ret = ofi_nodes_load(ep, nodes, own_nodes ? "ofi.nodes" : "xrma.nodes")))
 		goto err_free;
 	me = ofi_peer_find(ep, args->node_id);
 	if (!me) {
