@@ -28,6 +28,11 @@
 #include "common/peer_shared.h"
 #include "core/rseg.h"
 
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer does not model fences (-Wtsan); what it checks here are the atomics. */
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
 /*
  * The pusher's period: short while stores keep coming, doubling while they do
  * not, up to the bound docs/core.md promises for stores left unpushed.

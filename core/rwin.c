@@ -23,6 +23,11 @@
 #include "common/killpoint.h"
 #include "common/peer_shared.h"
 
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer does not model fences (-Wtsan); what it checks here are the atomics. */
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
 /* Reader retries while the owner rewrites the table, before giving up on it. */
 #define RWIN_READ_SPINS (1u << 20)
 /* The copy's scratch word, after the table, for single-word reads. */
