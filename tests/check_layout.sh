@@ -5,7 +5,7 @@
 # names their subfolders (`unit/`). Fails when a named folder does not exist, when a top-level
 # folder has no row, or when a subfolder of a row's folder is neither named in that row nor a
 # row of its own. Hidden folders and what the build makes (autom4te.cache, build-aux,
-# bench-results, build trees) are not part of the layout.
+# bench-results, build trees, distcheck's _build and _inst) are not part of the layout.
 
 srcdir=${XRMA_TEST_SRCDIR:-.}
 readme=$srcdir/README.md
@@ -51,7 +51,7 @@ subfolders() {
 		[ -d "$d" ] || continue
 		name=$(basename "$d")
 		case $name in
-		.* | autom4te.cache | build-aux | bench-results) continue ;;
+		.* | autom4te.cache | build-aux | bench-results | _build | _inst) continue ;;
 		esac
 		# A build tree inside the source tree (mkdir build && ../configure; distcheck's _build).
 		[ -n "$(find "$d" -maxdepth 2 -name config.status 2>/dev/null)" ] && continue
