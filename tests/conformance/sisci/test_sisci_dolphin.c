@@ -304,8 +304,11 @@ static void test_memcopy_function_chosen_and_honoured(void **state)
 	local = SCIMapLocalSegment(seg, &lmap, 0, SEG_SIZE, NULL, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
 	for (unsigned int f = SCI_MEMCOPY_DEFAULT; f <= SCI_MEMCOPY_BLOCK64; f++) {
-		/* Odd offsets and sizes: every routine must get the edges right. */
-		size_t offset = 1000 * f + f, size = sizeof(src) - f;
+		/*
+		 * Unaligned offsets and sizes: every routine must get the edges right. The
+		 * offset is never 0, so the byte before it is inside the segment.
+		 */
+		size_t offset = 1000 * f + f + 1, size = sizeof(src) - f;
 
 		SetSciMemCopyFunction(f);
 		assert_int_equal(GetSciMemCopyFunction(), f);
