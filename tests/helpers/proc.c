@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -171,11 +172,24 @@ static int proc_reap(struct proc *p)
 	return -1;
 }
 
+int proc_scaled_ms(int ms)
+{
+	const char *env = getenv("XRMA_TEST_TIME_SCALE");
+	long scale = env ? strtol(env, NULL, 10) : 1;
+
+	if (ms <= 0 || scale <= 1)
+		return ms;
+	if (scale > 100)
+		scale = 100;
+	return ms > INT_MAX / scale ? INT_MAX : (int)(ms * scale);
+}
+
 int proc_join(struct proc *p, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
 	int r;
 
+	timeout_ms = proc_scaled_ms(timeout_ms);
 	do
 		r = poll(&pfd, 1, timeout_ms);
 	while (r < 0 && errno == EINTR);
@@ -243,6 +257,7 @@ int proc_recv(int sock, uint64_t *value, int timeout_ms)
 	uint8_t *b = (uint8_t *)value;
 	size_t done = 0;
 
+	timeout_ms = proc_scaled_ms(timeout_ms);
 	while (done < sizeof(*value)) {
 		struct pollfd pfd = { .fd = sock, .events = POLLIN };
 		int r = poll(&pfd, 1, timeout_ms);

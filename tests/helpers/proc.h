@@ -108,6 +108,15 @@ int proc_kill_all(void);
 /* A cmocka teardown that calls proc_kill_all: cmocka_unit_test_teardown(test, proc_teardown). */
 int proc_teardown(void **state);
 
+/*
+ * ms stretched by the build's test time scale (XRMA_TEST_TIME_SCALE, set by
+ * `make check`: larger under the sanitizers, whose processes start and run
+ * several times slower). For bounds on how long another process may take to do
+ * something, never for a wait that is meant to run out. proc_join, proc_recv
+ * and proc_expect scale their own timeouts.
+ */
+int proc_scaled_ms(int ms);
+
 /* One 64-bit value over the link. 0, or an errno value (EPIPE: the other side is gone). */
 int proc_send(int sock, uint64_t value);
 /* 0, ETIMEDOUT, EPIPE (the other side closed or died), or another errno value. */

@@ -8,7 +8,7 @@
 #   tests/multiproc/conformance_on_pximc.sh [BUILDDIR]
 set -u
 build=$(cd "${1:-${XRMA_TEST_BUILDDIR:-.}}" && pwd)
-limit=${XRMA_PXIMC_CONFORMANCE_TIMEOUT:-120}
+limit=${XRMA_PXIMC_CONFORMANCE_TIMEOUT:-$((120 * ${XRMA_TEST_TIME_SCALE:-1}))}
 # The vendor library is loaded with dlopen: without shared libraries (--disable-shared)
 # there is nothing to load, the one reason to skip. Anything else missing is a failure.
 [ -f "$build/libpximc_xrma.la" ] || { echo "FAIL: $build/libpximc_xrma.la not built"; exit 1; }

@@ -22,6 +22,9 @@ XRMA_OFI_LIVENESS_MS=${XRMA_OFI_LIVENESS_MS:-1500}
 TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }suppressions=$(cd "$(dirname "$0")" && pwd)/ofi_tsan.supp"
 export XRMA_PROVIDER XRMA_OFI_NODES XRMA_OFI_LIVENESS_MS TSAN_OPTIONS
 
+# A program that hangs is killed after this long; sanitized builds get more (XRMA_TEST_TIME_SCALE).
+limit=${XRMA_OFI_CONFORMANCE_TIMEOUT:-$((120 * ${XRMA_TEST_TIME_SCALE:-1}))}
+
 failed=0
 for t in tests/conformance/sisci/test_sisci_multiproc \
 	 tests/conformance/scif/test_scif_multiproc \
@@ -29,12 +32,12 @@ for t in tests/conformance/sisci/test_sisci_multiproc \
 	log=$dir/$(basename "$t").log
 	# Its own session (a program that signals its process group leaves us alone),
 	# and a bound: a program that hangs is reported as failed.
-	timeout -s KILL "${XRMA_OFI_CONFORMANCE_TIMEOUT:-120}" setsid -w "$top_builddir/$t" >"$log" 2>&1
+	timeout -s KILL "$limit" setsid -w "$top_builddir/$t" >"$log" 2>&1
 	st=$?
 	if [ $st -eq 0 ]; then
 		echo "PASS: $t on ofi"
 	else
-		echo "FAIL: $t on ofi (exit status $st; 137: killed after ${XRMA_OFI_CONFORMANCE_TIMEOUT:-120} s)"
+		echo "FAIL: $t on ofi (exit status $st; 137: killed after $limit s)"
 		grep -v '^libfabric' "$log" | sed 's/^/    /'
 		failed=1
 	fi

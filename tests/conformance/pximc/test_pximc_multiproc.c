@@ -17,6 +17,8 @@
 #include "tests/helpers/proc.h"
 
 #define MP_WAIT_MS 5000
+/* The same bound for the library's own waits, which proc_* does not stretch. */
+#define MP_CALL_MS proc_scaled_ms(MP_WAIT_MS)
 /* Waiting for a child to come up: longer than it looks for us, so that its own failure is logged. */
 #define MP_UP_WAIT_MS (2 * MP_WAIT_MS)
 #define MP_PARENT_NODE 1u
@@ -37,7 +39,7 @@ static int role_client(int sock, const char *arg)
 	uint8_t data[64] = { 0 };
 
 	(void)arg;
-	iface = pxt_interface_wait(MP_PARENT_NODE, MP_WAIT_MS);
+	iface = pxt_interface_wait(MP_PARENT_NODE, MP_CALL_MS);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);              /* our instance is up */
 	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);  /* the server is posted */
@@ -53,7 +55,7 @@ static int role_client(int sock, const char *arg)
 	PROC_CHECK(remote_size == 0x1000 && local_size == 0x1000);
 	memset(remote, 0xc1, 0x1000);
 	PROC_CHECK_EQ(PXIMC_assertEvent(session), PXIMC_SUCCESS);
-	PROC_CHECK_EQ(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_waitForSessionEvent(session, MP_CALL_MS, &reason), PXIMC_SUCCESS);
 	PROC_CHECK(reason == PXIMC_EVENT_ASSERTED);
 	for (size_t i = 0; i < 0x1000; i++)
 		PROC_CHECK(((uint8_t *)local)[i] == 0x5e);
@@ -70,13 +72,13 @@ static int role_peer(int sock, const char *arg)
 	uint32_t iface, session;
 
 	(void)arg;
-	iface = pxt_interface_wait(MP_PARENT_NODE, MP_WAIT_MS);
+	iface = pxt_interface_wait(MP_PARENT_NODE, MP_CALL_MS);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 1) == 0);
 	PROC_CHECK(proc_expect(sock, 2, MP_WAIT_MS) == 0);
 	PROC_CHECK_EQ(PXIMC_requestWindowLogicalAsPeer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 0, NULL,
 						    0, &session), PXIMC_SUCCESS);
-	PROC_CHECK_EQ(PXIMC_waitForConnection(session, MP_WAIT_MS, &remote, &remote_size, &local,
+	PROC_CHECK_EQ(PXIMC_waitForConnection(session, MP_CALL_MS, &remote, &remote_size, &local,
 					   &local_size), PXIMC_SUCCESS);
 	*(volatile uint32_t *)remote = 0xfeed;
 	PROC_CHECK_EQ(PXIMC_assertEvent(session), PXIMC_SUCCESS);
@@ -92,7 +94,7 @@ static int role_targeted(int sock, const char *arg)
 	uint64_t remote_size = 0, local_size = 0;
 	uint32_t iface, session;
 
-	iface = pxt_interface_wait(MP_PARENT_NODE, MP_WAIT_MS);
+	iface = pxt_interface_wait(MP_PARENT_NODE, MP_CALL_MS);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);
 	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);
@@ -117,7 +119,7 @@ static int role_link(int sock, const char *arg)
 	uint32_t iface, session, reason = 0;
 
 	(void)arg;
-	iface = pxt_interface_wait(MP_PARENT_NODE, MP_WAIT_MS);
+	iface = pxt_interface_wait(MP_PARENT_NODE, MP_CALL_MS);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);
 	PROC_CHECK(proc_expect(sock, 1, MP_WAIT_MS) == 0);
@@ -127,12 +129,12 @@ static int role_link(int sock, const char *arg)
 					   &local_size), PXIMC_SUCCESS);
 	PROC_CHECK(proc_send(sock, 2) == 0);
 	/* Our own link goes down: a blocked wait is told. */
-	PROC_CHECK_EQ(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_waitForSessionEvent(session, MP_CALL_MS, &reason), PXIMC_SUCCESS);
 	PROC_CHECK(reason == PXIMC_EVENT_INTERFACE_DOWN);
 	PROC_CHECK_EQ(PXIMC_assertEvent(session), PXIMC_INTERFACE_DOWN);
 	PROC_CHECK(proc_send(sock, 3) == 0);
 	/* Back up: events flow again. */
-	PROC_CHECK_EQ(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	PROC_CHECK_EQ(PXIMC_waitForSessionEvent(session, MP_CALL_MS, &reason), PXIMC_SUCCESS);
 	PROC_CHECK(reason == PXIMC_EVENT_ASSERTED);
 	*(volatile uint32_t *)remote = 0xbacc;
 	PROC_CHECK_EQ(PXIMC_assertEvent(session), PXIMC_SUCCESS);
@@ -147,7 +149,7 @@ static int role_bare(int sock, const char *arg)
 	uint32_t iface;
 
 	(void)arg;
-	iface = pxt_interface_wait(MP_PARENT_NODE, MP_WAIT_MS);
+	iface = pxt_interface_wait(MP_PARENT_NODE, MP_CALL_MS);
 	PROC_CHECK(iface != 0);
 	PROC_CHECK(proc_send(sock, 100) == 0);
 	/* The parent makes a dozen calls meanwhile, each a round trip or more. */
@@ -201,17 +203,17 @@ static void test_server_and_client_processes_exchange_data(void **state)
 						     &session),
 		  PXIMC_SUCCESS);
 	assert_int_equal(proc_send(child.sock, 1), 0);
-	assert_px(PXIMC_waitForConnection(session, MP_WAIT_MS, &remote, &remote_size, &local,
+	assert_px(PXIMC_waitForConnection(session, MP_CALL_MS, &remote, &remote_size, &local,
 					  &local_size),
 		  PXIMC_SUCCESS);
 	assert_int_equal(remote_size, 0x1000);
 	assert_int_equal(local_size, 0x1000);
-	assert_px(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_px(PXIMC_waitForSessionEvent(session, MP_CALL_MS, &reason), PXIMC_SUCCESS);
 	assert_int_equal(reason, PXIMC_EVENT_ASSERTED);
 	assert_int_equal(fixture_check(local, 0x1000, 0xc1), FIXTURE_MATCH);
 	memset(remote, 0x5e, 0x1000);
 	assert_px(PXIMC_assertEvent(session), PXIMC_SUCCESS);
-	assert_px(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_px(PXIMC_waitForSessionEvent(session, MP_CALL_MS, &reason), PXIMC_SUCCESS);
 	assert_int_equal(reason, PXIMC_EVENT_CONNECTION_CLOSED);
 	assert_px(PXIMC_closeWindow(session), PXIMC_SUCCESS);
 	assert_int_equal(proc_join(&child, MP_WAIT_MS), 0);
@@ -234,10 +236,10 @@ static void test_peer_processes_requesting_at_once_pair(void **state)
 	assert_px(PXIMC_requestWindowLogicalAsPeer(iface, PXT_PROTO, 0x1000, 0, 0x1000, 0, 0, NULL, 0,
 						   &session),
 		  PXIMC_SUCCESS);
-	assert_px(PXIMC_waitForConnection(session, MP_WAIT_MS, &remote, &remote_size, &local,
+	assert_px(PXIMC_waitForConnection(session, MP_CALL_MS, &remote, &remote_size, &local,
 					  &local_size),
 		  PXIMC_SUCCESS);
-	assert_px(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_px(PXIMC_waitForSessionEvent(session, MP_CALL_MS, &reason), PXIMC_SUCCESS);
 	assert_int_equal(reason, PXIMC_EVENT_ASSERTED);
 	assert_int_equal(*(volatile uint32_t *)local, 0xfeed);
 	assert_int_equal(proc_send(child.sock, 3), 0);
@@ -267,7 +269,7 @@ static void test_uid_targeting_and_partner_killed_while_paired(void **state)
 		  PXIMC_SUCCESS);
 	assert_int_equal(proc_send(child.sock, 1), 0);
 	assert_int_equal(proc_expect(child.sock, 2, MP_WAIT_MS), 0);
-	assert_px(PXIMC_waitForConnection(s12, MP_WAIT_MS, &remote, &remote_size, &local,
+	assert_px(PXIMC_waitForConnection(s12, MP_CALL_MS, &remote, &remote_size, &local,
 					  &local_size),
 		  PXIMC_SUCCESS);
 	assert_int_equal(*(volatile uint32_t *)local, 12);
@@ -275,7 +277,7 @@ static void test_uid_targeting_and_partner_killed_while_paired(void **state)
 		  PXIMC_TIMEOUT);
 	/* SIGKILL: the survivor is told, and can still close and pair again. */
 	proc_kill(&child);
-	assert_px(PXIMC_waitForSessionEvent(s12, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_px(PXIMC_waitForSessionEvent(s12, MP_CALL_MS, &reason), PXIMC_SUCCESS);
 	assert_int_equal(reason, PXIMC_EVENT_CONNECTION_CLOSED);
 	assert_px(PXIMC_assertEvent(s12), PXIMC_SESSION_CLOSED);
 	assert_px(PXIMC_closeWindow(s12), PXIMC_SUCCESS);
@@ -288,7 +290,7 @@ static void expect_interface_event(uint32_t iface, uint32_t bit)
 	uint32_t reason = 0;
 
 	for (int i = 0; i < 8 && !(reason & bit); i++)
-		assert_px(PXIMC_waitForInterfaceEvent(iface, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+		assert_px(PXIMC_waitForInterfaceEvent(iface, MP_CALL_MS, &reason), PXIMC_SUCCESS);
 	assert_true(reason & bit);
 }
 
@@ -324,7 +326,7 @@ static void test_link_down_is_interface_down_on_both_sides(void **state)
 		  PXIMC_SUCCESS);
 	assert_int_equal(proc_send(child.sock, 1), 0);
 	assert_int_equal(proc_expect(child.sock, 2, MP_WAIT_MS), 0);
-	assert_px(PXIMC_waitForConnection(session, MP_WAIT_MS, &remote, &remote_size, &local,
+	assert_px(PXIMC_waitForConnection(session, MP_CALL_MS, &remote, &remote_size, &local,
 					  &local_size),
 		  PXIMC_SUCCESS);
 	/* Take what the interface reported so far. */
@@ -334,7 +336,7 @@ static void test_link_down_is_interface_down_on_both_sides(void **state)
 		proc_kill(&child);
 		skip();
 	}
-	assert_px(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_px(PXIMC_waitForSessionEvent(session, MP_CALL_MS, &reason), PXIMC_SUCCESS);
 	assert_int_equal(reason, PXIMC_EVENT_INTERFACE_DOWN);
 	assert_px(PXIMC_assertEvent(session), PXIMC_INTERFACE_DOWN);
 	expect_interface_event(iface, PXIMC_EVENT_INTERFACE_STATE_CHANGE);
@@ -347,11 +349,11 @@ static void test_link_down_is_interface_down_on_both_sides(void **state)
 	expect_interface_event(iface, PXIMC_EVENT_INTERFACE_STATE_CHANGE);
 	assert_int_equal(interface_state(iface), PXIMC_STATE_UP);
 	assert_px(PXIMC_assertEvent(session), PXIMC_SUCCESS);
-	assert_px(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_px(PXIMC_waitForSessionEvent(session, MP_CALL_MS, &reason), PXIMC_SUCCESS);
 	assert_int_equal(reason, PXIMC_EVENT_ASSERTED);
 	assert_int_equal(*(volatile uint32_t *)local, 0xbacc);
 	assert_int_equal(proc_send(child.sock, 4), 0);
-	assert_px(PXIMC_waitForSessionEvent(session, MP_WAIT_MS, &reason), PXIMC_SUCCESS);
+	assert_px(PXIMC_waitForSessionEvent(session, MP_CALL_MS, &reason), PXIMC_SUCCESS);
 	assert_int_equal(reason, PXIMC_EVENT_CONNECTION_CLOSED);
 	assert_px(PXIMC_closeWindow(session), PXIMC_SUCCESS);
 	assert_int_equal(proc_join(&child, MP_WAIT_MS), 0);

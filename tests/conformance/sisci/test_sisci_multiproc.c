@@ -57,7 +57,7 @@ static int owner_main(int sock, const char *arg)
 	SCICreateInterrupt(sd, &intr, 0, &no, NULL, NULL, 0, &err);
 	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	PROC_CHECK(proc_send(sock, no) == 0);
-	SCIWaitForInterrupt(intr, 10000, 0, &err);
+	SCIWaitForInterrupt(intr, proc_scaled_ms(10000), 0, &err);
 	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	PROC_CHECK(proc_send(sock, READY) == 0);
 	PROC_CHECK(proc_recv(sock, &v, 10000) == 0);
@@ -135,7 +135,7 @@ static int evowner_main(int sock, const char *arg)
 		if (on_go) {
 			PROC_CHECK(proc_expect(sock, GO, 10000) == 0);
 		} else {
-			reason = SCIWaitForLocalSegmentEvent(seg, &node, &adapter, 10000, 0, &err);
+			reason = SCIWaitForLocalSegmentEvent(seg, &node, &adapter, proc_scaled_ms(10000), 0, &err);
 			PROC_CHECK(err == SCI_ERR_OK && reason == SCI_CB_CONNECT);
 		}
 		SCISetSegmentUnavailable(seg, 0, notify ? SCI_FLAG_NOTIFY : SCI_FLAG_FORCE_DISCONNECT,
@@ -274,11 +274,11 @@ static void test_owner_killed_mid_dma(void **state)
 	SCIPostDMAQueue(dq, NULL, NULL, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
 	proc_kill(&owner);
-	s = SCIWaitForDMAQueue(dq, 10000, 0, &err);
+	s = SCIWaitForDMAQueue(dq, proc_scaled_ms(10000), 0, &err);
 	assert_sci(err, SCI_ERR_OK);
 	/* Killed before the last transfer: ERROR; a very fast engine may have finished. */
 	assert_true(s == SCI_DMAQUEUE_ERROR || s == SCI_DMAQUEUE_DONE);
-	reason = SCIWaitForRemoteSegmentEvent(r, &status, 10000, 0, &err);
+	reason = SCIWaitForRemoteSegmentEvent(r, &status, proc_scaled_ms(10000), 0, &err);
 	assert_sci(err, SCI_ERR_OK);
 	assert_int_equal(reason, SCI_CB_LOST);
 	if (mapped)
