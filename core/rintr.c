@@ -105,10 +105,8 @@ static int rintr_open(struct xrma_core_ctx *ctx, uint32_t node, uint64_t number,
 	if (ret)
 		return ret;
 	rintr = calloc(1, sizeof(*rintr));
-	if (!rintr) {
-		ret = -XRMA_ENOMEM;
-		goto err_out;
-	}
+	if (!rintr)
+		return -XRMA_ENOMEM;
 	rintr->ctx = ctx;
 	rintr->owner = owner;
 	rintr->number = number;
@@ -161,13 +159,12 @@ err_unmap:
 err_kill:
 	xrma_core_ctx_child_killed(ctx);
 	xrma_handle_kill(&rintr->obj);   /* destroys, now or when a handler lets go */
-	goto err_out;
+	return ret;
 err_child:
 	xrma_core_ctx_child_killed(ctx);
 	xrma_core_ctx_child_destroyed(ctx);
 err_free_rintr:
 	free(rintr);
-err_out:
 	return ret;
 }
 
