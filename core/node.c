@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/node.c: the local node id, the live nodes, probing one node, and host
- * names through the node file (xrma/node.h). Liveness itself is the
+ * core/node.c: the local node id, the live nodes, the cluster's nodes, probing
+ * one node, and host names through the node file (xrma/node.h). Liveness itself is the
  * provider's; this file only asks.
  */
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include <xrma/node.h>
 #include "core/config.h"
 #include "core/ctx.h"
+#include "core/name_wait.h"
 #include "core/prov_call.h"
 #include "common/node_list.h"
 
@@ -70,6 +71,59 @@ int xrma_node_list(struct xrma_ctx *handle, uint32_t *ids, size_t max, size_t *c
 	ret = xrma_core_call_node_list(ctx, ids, max, count);
 	xrma_handle_put(&ctx->obj);
 	return ret;
+}
+
+int xrma_node_in_cluster(struct xrma_ctx *handle, uint32_t node_id)
+{
+	struct xrma_core_ctx *ctx;
+	int ret = xrma_core_ctx_acquire(handle, &ctx);
+
+	if (ret)
+		return ret;
+	ret = xrma_core_node_in_cluster(ctx, node_id) ? 0 : -XRMA_ENODEV;
+	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
+static int node_id_compare(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int xrma_node_cluster(struct xrma_ctx *handle, uint32_t *ids, size_t max, size_t *count)
+{
+	struct xrma_core_ctx *ctx;
+	uint32_t *all;
+	size_t n;
+	int ret;
+
+	if (!count || (max && !ids))
+		return -XRMA_EINVAL;
+	ret = xrma_core_ctx_acquire(handle, &ctx);
+	if (ret)
+		return ret;
+	/* The node file is fixed once the context is open: read without a lock. */
+	n = ctx->cluster.count;
+	if (!n) {
+		xrma_handle_put(&ctx->obj);
+		return -XRMA_ENOENT;
+	}
+	all = malloc(n * sizeof(*all));
+	if (!all) {
+		xrma_handle_put(&ctx->obj);
+		return -XRMA_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		all[i] = ctx->cluster.entries[i].node;
+	xrma_handle_put(&ctx->obj);
+	qsort(all, n, sizeof(*all), node_id_compare);
+	for (size_t i = 0; i < n && i < max; i++)
+		ids[i] = all[i];
+	*count = n;
+	free(all);
+	return 0;
 }
 
 /* The context, held, if node_id is a valid id for its provider. */

@@ -9,10 +9,18 @@
 #ifndef SCIF_H
 #define SCIF_H
 
+/*
+ * MPSS's header brings in these five (plus what they pull in), and SCIF
+ * programs use uint64_t, close(), errno, fd_set and struct pollfd after
+ * including only <scif.h>.
+ */
+#include <errno.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <poll.h>
+#include <sys/select.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -84,7 +84,7 @@ static int card_run(const struct card_args *a)
 	if (pin_threads)
 		bench_pin_thread(1);
 	epd = scif_open();
-	if (epd < 0 || scif_connect(epd, &host))
+	if (epd < 0 || scif_connect(epd, &host) < 0)
 		scif_bench_die("card: scif_connect");
 	/* Otherwise pinned once libscif's threads exist: they stay free to run elsewhere. */
 	if (!pin_threads)

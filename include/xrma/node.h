@@ -49,6 +49,17 @@ XRMA_API int xrma_node_self(struct xrma_ctx *ctx, uint32_t *node_id);
 XRMA_API int xrma_node_list(struct xrma_ctx *ctx, uint32_t *ids, size_t max, size_t *count);
 
 /*
+ * Is node_id a node of the cluster (the node file's ids, else every id the
+ * provider's model allows), whether or not it is up now? 0 yes, XRMA_ENODEV no.
+ */
+XRMA_API int xrma_node_in_cluster(struct xrma_ctx *ctx, uint32_t node_id);
+/*
+ * Fill ids with up to max ids of the node file ([xrma] nodes), ascending, up
+ * or not, and set *count to their number, which may exceed max. XRMA_ENOENT
+ * when no node file is configured (the cluster is then the provider's ids).
+ */
+XRMA_API int xrma_node_cluster(struct xrma_ctx *ctx, uint32_t *ids, size_t max, size_t *count);
+/*
  * Is node reachable? 0 yes; XRMA_ENODEV no such node; XRMA_EINVAL an id the
  * provider can never have; XRMA_EHOSTUNREACH it did not answer in time.
  */

@@ -5,6 +5,7 @@
  * (pximc_dispatcher.c) resolves these names with dlsym, so nothing here calls them itself.
  */
 #include "personalities/pximc/pximc_vendor.h"
+#include "common/errno_keep.h"
 
 /* Resolve the instance or return the status that says why there is none. */
 #define XRMA_PXIMC_INSTANCE(px)                                    \
@@ -17,6 +18,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_findInterfaces(uint32_t maxNum
 								 uint32_t *interfaceIDs,
 								 uint32_t *actualNumberOfInterfaces)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_find_interfaces(px, maxNumberOfInterfaces, interfaceIDs,
 					  actualNumberOfInterfaces);
@@ -26,6 +28,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_queryInterfaceInformation(
 	uint32_t interfaceID, uint32_t attributeID, uint32_t maxSizeOfAttributeValue,
 	void *attributeValue, uint32_t *actualSizeOfAttributeValue)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_query_interface(px, interfaceID, attributeID, maxSizeOfAttributeValue,
 					  attributeValue, actualSizeOfAttributeValue);
@@ -35,6 +38,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_waitForInterfaceEvent(uint32_t
 									uint32_t timeoutInMilliseconds,
 									uint32_t *reasonCode)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_wait_interface_event(px, interfaceID, timeoutInMilliseconds, reasonCode);
 }
@@ -44,6 +48,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_findWindows(uint32_t interface
 							      uint32_t *windowIDs,
 							      uint32_t *actualNumberOfWindowIDs)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_find_windows(px, interfaceID, maxNumberOfWindowIDs, windowIDs,
 				       actualNumberOfWindowIDs);
@@ -53,6 +58,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_queryWindowInformation(
 	uint32_t interfaceID, uint32_t windowID, uint32_t attributeID,
 	uint32_t maxSizeOfAttributeValue, void *attributeValue, uint32_t *actualSizeOfAttributeValue)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_query_window(px, interfaceID, windowID, attributeID,
 				       maxSizeOfAttributeValue, attributeValue,
@@ -64,6 +70,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_requestWindowLogicalAsServer(
 	uint64_t maxRemoteSize, uint64_t minRemoteSize, uint32_t uniqueIdentifier,
 	const uint8_t *windowData, uint32_t windowDataSize, uint32_t *sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_request_server(px, interfaceID, protocolNumber, maxLocalSize,
 					 minLocalSize, maxRemoteSize, minRemoteSize,
@@ -76,6 +83,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_requestWindowLogicalAsClient(
 	uint64_t maxRemoteSize, uint64_t minRemoteSize, uint32_t uniqueIdentifier,
 	uint32_t *sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_request_client(px, interfaceID, protocolNumber, maxLocalSize,
 					 minLocalSize, maxRemoteSize, minRemoteSize,
@@ -87,6 +95,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_requestWindowLogicalAsPeer(
 	uint64_t maxRemoteSize, uint64_t minRemoteSize, uint32_t uniqueIdentifier,
 	const uint8_t *windowData, uint32_t windowDataSize, uint32_t *sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_request_peer(px, interfaceID, protocolNumber, maxLocalSize, minLocalSize,
 				       maxRemoteSize, minRemoteSize, uniqueIdentifier, windowData,
@@ -98,6 +107,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_requestWindowPhysicalAsServer(
 	uint64_t physicalAddress, const uint8_t *windowData, uint32_t windowDataSize,
 	uint32_t *sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_request_physical_server(px, interfaceID, protocolNumber, localSize,
 						  uniqueIdentifier, physicalAddress, windowData,
@@ -108,6 +118,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_requestWindowPhysicalAsClient(
 	uint32_t interfaceID, uint32_t protocolNumber, uint64_t maxRemoteSize,
 	uint64_t minRemoteSize, uint32_t uniqueIdentifier, uint32_t *sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_request_physical_client(px, interfaceID, protocolNumber, maxRemoteSize,
 						  minRemoteSize, uniqueIdentifier, sessionNumber);
@@ -117,6 +128,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_waitForConnection(
 	uint32_t sessionNumber, uint32_t timeoutInMilliseconds, void **mappedRemoteAddress,
 	uint64_t *remoteSizeInBytes, void **mappedLocalAddress, uint64_t *localSizeInBytes)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_wait_connection(px, sessionNumber, timeoutInMilliseconds,
 					  mappedRemoteAddress, remoteSizeInBytes,
@@ -126,6 +138,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_waitForConnection(
 XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_getPhysicalAddress(uint32_t sessionNumber,
 								     uint64_t *physicalAddress)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_physical_address(px, sessionNumber, physicalAddress);
 }
@@ -136,6 +149,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_enableDeviceAccess(uint32_t se
 								     uint32_t deviceDevNumber,
 								     uint32_t deviceFuncNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_device_access(px, sessionNumber, accessMode, deviceBusNumber,
 					deviceDevNumber, deviceFuncNumber);
@@ -143,6 +157,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_enableDeviceAccess(uint32_t se
 
 XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_assertEvent(uint32_t sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_assert_event(px, sessionNumber);
 }
@@ -151,18 +166,21 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_waitForSessionEvent(uint32_t s
 								      uint32_t timeoutInMilliseconds,
 								      uint32_t *reasonCode)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_wait_session_event(px, sessionNumber, timeoutInMilliseconds, reasonCode);
 }
 
 XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_closeWindow(uint32_t sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_close_window(px, sessionNumber);
 }
 
 XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_cleanup(void)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_INSTANCE(px);
 	return xrma_pximc_cleanup(px);
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <pximc.h>
+#include "common/errno_keep.h"
 
 #define XRMA_PXIMC_EXPORT __attribute__((visibility("default")))
 #define XRMA_PXIMC_VENDORS_MAX 32
@@ -363,6 +364,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_findInterfaces(uint32_t maxNum
 								 uint32_t *interfaceIDs,
 								 uint32_t *actualNumberOfInterfaces)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	tPXIMC_Status status;
 	uint32_t total = 0;
 
@@ -434,6 +436,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_queryInterfaceInformation(
 	uint32_t interfaceID, uint32_t attributeID, uint32_t maxSizeOfAttributeValue,
 	void *attributeValue, uint32_t *actualSizeOfAttributeValue)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_BY_INTERFACE(interfaceID,
 				fn.query_interface(vid, attributeID, maxSizeOfAttributeValue,
 						   attributeValue, actualSizeOfAttributeValue));
@@ -443,6 +446,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_waitForInterfaceEvent(uint32_t
 									uint32_t timeoutInMilliseconds,
 									uint32_t *reasonCode)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_BY_INTERFACE(interfaceID,
 				fn.wait_interface_event(vid, timeoutInMilliseconds, reasonCode));
 }
@@ -452,6 +456,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_findWindows(uint32_t interface
 							      uint32_t *windowIDs,
 							      uint32_t *actualNumberOfWindowIDs)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_BY_INTERFACE(interfaceID, fn.find_windows(vid, maxNumberOfWindowIDs, windowIDs,
 							     actualNumberOfWindowIDs));
 }
@@ -460,6 +465,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_queryWindowInformation(
 	uint32_t interfaceID, uint32_t windowID, uint32_t attributeID,
 	uint32_t maxSizeOfAttributeValue, void *attributeValue, uint32_t *actualSizeOfAttributeValue)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_BY_INTERFACE(interfaceID,
 				fn.query_window(vid, windowID, attributeID, maxSizeOfAttributeValue,
 						attributeValue, actualSizeOfAttributeValue));
@@ -470,6 +476,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_requestWindowLogicalAsServer(
 	uint64_t maxRemoteSize, uint64_t minRemoteSize, uint32_t uniqueIdentifier,
 	const uint8_t *windowData, uint32_t windowDataSize, uint32_t *sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_REQUEST(interfaceID, sessionNumber,
 			   fn.logical_server(vid, protocolNumber, maxLocalSize, minLocalSize,
 					     maxRemoteSize, minRemoteSize, uniqueIdentifier,
@@ -482,6 +489,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_requestWindowLogicalAsClient(
 	uint64_t maxRemoteSize, uint64_t minRemoteSize, uint32_t uniqueIdentifier,
 	uint32_t *sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_REQUEST(interfaceID, sessionNumber,
 			   fn.logical_client(vid, protocolNumber, maxLocalSize, minLocalSize,
 					     maxRemoteSize, minRemoteSize, uniqueIdentifier,
@@ -493,6 +501,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_requestWindowLogicalAsPeer(
 	uint64_t maxRemoteSize, uint64_t minRemoteSize, uint32_t uniqueIdentifier,
 	const uint8_t *windowData, uint32_t windowDataSize, uint32_t *sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_REQUEST(interfaceID, sessionNumber,
 			   fn.logical_peer(vid, protocolNumber, maxLocalSize, minLocalSize,
 					   maxRemoteSize, minRemoteSize, uniqueIdentifier, windowData,
@@ -504,6 +513,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_requestWindowPhysicalAsServer(
 	uint64_t physicalAddress, const uint8_t *windowData, uint32_t windowDataSize,
 	uint32_t *sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_REQUEST(interfaceID, sessionNumber,
 			   fn.physical_server(vid, protocolNumber, localSize, uniqueIdentifier,
 					      physicalAddress, windowData, windowDataSize,
@@ -514,6 +524,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_requestWindowPhysicalAsClient(
 	uint32_t interfaceID, uint32_t protocolNumber, uint64_t maxRemoteSize,
 	uint64_t minRemoteSize, uint32_t uniqueIdentifier, uint32_t *sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_REQUEST(interfaceID, sessionNumber,
 			   fn.physical_client(vid, protocolNumber, maxRemoteSize, minRemoteSize,
 					      uniqueIdentifier, sessionNumber ? &vnum : NULL));
@@ -523,6 +534,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_waitForConnection(
 	uint32_t sessionNumber, uint32_t timeoutInMilliseconds, void **mappedRemoteAddress,
 	uint64_t *remoteSizeInBytes, void **mappedLocalAddress, uint64_t *localSizeInBytes)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_BY_SESSION(sessionNumber,
 			      fn.wait_connection(vnum, timeoutInMilliseconds, mappedRemoteAddress,
 						 remoteSizeInBytes, mappedLocalAddress,
@@ -532,6 +544,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_waitForConnection(
 XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_getPhysicalAddress(uint32_t sessionNumber,
 								     uint64_t *physicalAddress)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_BY_SESSION(sessionNumber, fn.physical_address(vnum, physicalAddress));
 }
 
@@ -541,12 +554,14 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_enableDeviceAccess(uint32_t se
 								     uint32_t deviceDevNumber,
 								     uint32_t deviceFuncNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_BY_SESSION(sessionNumber, fn.device_access(vnum, accessMode, deviceBusNumber,
 							      deviceDevNumber, deviceFuncNumber));
 }
 
 XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_assertEvent(uint32_t sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_BY_SESSION(sessionNumber, fn.assert_event(vnum));
 }
 
@@ -554,12 +569,14 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_waitForSessionEvent(uint32_t s
 								      uint32_t timeoutInMilliseconds,
 								      uint32_t *reasonCode)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	XRMA_PXIMC_BY_SESSION(sessionNumber,
 			      fn.wait_session_event(vnum, timeoutInMilliseconds, reasonCode));
 }
 
 XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_closeWindow(uint32_t sessionNumber)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_pximc_vendor_fns fn;
 	tPXIMC_Status status;
 	uint32_t vnum;
@@ -585,6 +602,7 @@ XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_closeWindow(uint32_t sessionNu
 /* Every vendor's cleanup, once each; the session table empties, interface ids stay valid. */
 XRMA_PXIMC_EXPORT tPXIMC_Status _PXIMC_FUNC PXIMC_cleanup(void)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_pximc_vendor_fns fns[XRMA_PXIMC_VENDORS_MAX];
 	unsigned count;
 

@@ -15,6 +15,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include "personalities/pximc/pximc_vendor.h"
+#include "common/errno_keep.h"
 
 static pthread_mutex_t xrma_pximc_default_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct xrma_pximc *xrma_pximc_default;     /* under xrma_pximc_default_lock */
@@ -299,6 +300,7 @@ static uint32_t xrma_pximc_tree_host(void)
 
 XRMA_PXIMC_EXPORT int xrma_pximc_open(const struct xrma_ctx_attr *attr, struct xrma_pximc **out)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct xrma_ctx_info info;
 	pthread_condattr_t cattr;
@@ -389,6 +391,7 @@ static void xrma_pximc_shutdown(struct xrma_pximc *px)
 
 XRMA_PXIMC_EXPORT int xrma_pximc_close(struct xrma_pximc *px)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	if (!px)
 		return -XRMA_EINVAL;
 	pthread_mutex_lock(&xrma_pximc_default_lock);
@@ -421,12 +424,14 @@ XRMA_PXIMC_EXPORT int xrma_pximc_close(struct xrma_pximc *px)
 
 XRMA_PXIMC_EXPORT int xrma_pximc_use(struct xrma_pximc *px)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	xrma_pximc_bound = px;
 	return 0;
 }
 
 XRMA_PXIMC_EXPORT int xrma_pximc_node(struct xrma_pximc *px, uint32_t *node)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	if (!px || !node)
 		return -XRMA_EINVAL;
 	*node = px->self;

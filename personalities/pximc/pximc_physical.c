@@ -8,10 +8,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "personalities/pximc/pximc_vendor.h"
+#include "common/errno_keep.h"
 
 XRMA_PXIMC_EXPORT int xrma_pximc_device_memory(struct xrma_pximc *px, size_t len, uint64_t *bus,
 					       void **addr)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_seg_attr attr = { .len = len, .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL };
 	struct xrma_pximc_devmem d = { .len = len };
 	struct xrma_ctx_info info;

@@ -17,6 +17,8 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct xrma_ctx *scif_ctx;
 static struct xrma_scif_ep **table;   /* indexed by descriptor */
 static size_t table_len;
+/* Nodes scif_get_nodeIDs reports at most (MPSS's hosts carry up to 8 cards). */
+#define XRMA_SCIF_NODES_MAX 256
 /* Retired segments a v-call leaves before it sweeps them (see xrma_scif_retired_trim). */
 #define RETIRED_TRIM_MIN 16
 
@@ -239,26 +241,44 @@ void xrma_scif_retired_trim(void)
 	pthread_mutex_unlock(&table_lock);
 }
 
+/*
+ * The nodes of the configured set, up or not (MPSS lists the host and every
+ * card the driver knows, running or not): the node file's ids when one is
+ * configured; else the provider allows any id, so the set is the live nodes
+ * plus the host, node 0, which SCIF always has. self is this node.
+ */
 int scif_get_nodeIDs(uint16_t *nodes, int len, uint16_t *self)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct xrma_ctx *ctx;
-	uint32_t ids[256], me;
-	size_t count;
+	uint32_t ids[XRMA_SCIF_NODES_MAX + 1], me;
+	size_t count = 0, max = XRMA_SCIF_NODES_MAX;
 	int ret;
 
-	if (len < 0 || (len > 0 && !nodes) || !self) {
-		errno = EFAULT;
-		return -1;
-	}
+	if (len < 0 || (len > 0 && !nodes) || !self)
+		return xrma_scif_fail_errno(EFAULT);
 	ret = xrma_scif_ctx(&ctx);
 	if (!ret)
 		ret = xrma_node_self(ctx, &me);
-	if (!ret)
-		ret = xrma_node_list(ctx, ids, sizeof(ids) / sizeof(ids[0]), &count);
+	if (!ret) {
+		ret = xrma_node_cluster(ctx, ids, max, &count);
+		if (ret == -XRMA_ENOENT) {
+			ret = xrma_node_list(ctx, ids + 1, max, &count);
+			if (count > max)
+				count = max;
+			/* The live list is ascending: the host goes first unless it is in it. */
+			if (!ret && (!count || ids[1] != 0) && !xrma_node_in_cluster(ctx, 0)) {
+				ids[0] = 0;
+				count++;
+			} else {
+				memmove(ids, ids + 1, count * sizeof(ids[0]));
+			}
+		}
+	}
 	if (ret)
 		return xrma_scif_fail(ret);
-	if (count > sizeof(ids) / sizeof(ids[0]))
-		count = sizeof(ids) / sizeof(ids[0]);
+	if (count > max)
+		count = max;
 	for (size_t i = 0; i < count && i < (size_t)len; i++)
 		nodes[i] = (uint16_t)ids[i];
 	*self = (uint16_t)me;

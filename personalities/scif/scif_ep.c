@@ -63,6 +63,7 @@ static int bind_any(struct xrma_conn *conn, uint32_t *port)
 
 scif_epd_t scif_open(void)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct xrma_ctx *ctx;
 	struct xrma_conn *conn;
 	struct xrma_scif_ep *ep;
@@ -90,6 +91,7 @@ scif_epd_t scif_open(void)
 
 int scif_close(scif_epd_t epd)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct xrma_scif_ep *ep;
 	int ret;
 
@@ -119,6 +121,7 @@ int scif_close(scif_epd_t epd)
 
 int scif_bind(scif_epd_t epd, uint16_t pn)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct xrma_scif_ep *ep;
 	enum xrma_conn_state state;
 	uint32_t port = pn;
@@ -141,6 +144,7 @@ int scif_bind(scif_epd_t epd, uint16_t pn)
 
 int scif_listen(scif_epd_t epd, int backlog)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct xrma_scif_ep *ep;
 	enum xrma_conn_state state;
 	int ret;
@@ -197,6 +201,24 @@ static int scif_handshake(struct xrma_scif_ep *ep)
 	return ret;
 }
 
+/*
+ * What the core's connect result means to SCIF. A node of the cluster (the
+ * node file's, else an id the provider allows) whose process has not started
+ * or has exited is a node where nobody listens, ECONNREFUSED, as a card that
+ * is up without a listener (programs retry only on that); ENODEV is left for
+ * ids that name no node.
+ */
+static int connect_result(int ret, uint32_t node)
+{
+	struct xrma_ctx *ctx;
+
+	if (ret != -XRMA_EINVAL && ret != -XRMA_EHOSTUNREACH && ret != -XRMA_ENODEV)
+		return ret;
+	if (!xrma_scif_ctx(&ctx) && !xrma_node_in_cluster(ctx, node))
+		return -XRMA_ECONNREFUSED;
+	return -XRMA_ENODEV;
+}
+
 struct connect_job {
 	struct xrma_scif_ep *ep;     /* referenced until the job ends */
 	uint32_t node, port;
@@ -207,10 +229,9 @@ static void *connect_main(void *arg)
 {
 	struct connect_job *job = arg;
 	struct xrma_scif_ep *ep = job->ep;
-	int ret = xrma_conn_connect(ep->conn, job->node, job->port, XRMA_TIMEOUT_INFINITE);
+	int ret = connect_result(xrma_conn_connect(ep->conn, job->node, job->port, XRMA_TIMEOUT_INFINITE),
+				 job->node);
 
-	if (ret == -XRMA_EINVAL || ret == -XRMA_EHOSTUNREACH)
-		ret = -XRMA_ENODEV;
 	if (!ret)
 		ret = scif_handshake(ep);
 	__atomic_store_n(&ep->connect_result, ret, __ATOMIC_RELAXED);
@@ -294,19 +315,27 @@ static int connect_nonblocking(struct xrma_scif_ep *ep, const struct scif_portID
 	return 1;
 }
 
-/* Drop the caller's reference and turn a non-blocking step's result into SCIF's. */
+/*
+ * Drop the caller's reference and turn a connect's result into SCIF's: the
+ * local port the endpoint is bound to on success (MPSS's libscif returns it,
+ * and mpssd checks it against the port scif_accept reported to its peer).
+ */
 static int connect_finish(struct xrma_scif_ep *ep, int ret)
 {
+	uint32_t node, port = 0;
+
+	if (!ret)
+		ret = xrma_conn_local(ep->conn, &node, &port);
 	xrma_scif_ep_put(ep);
 	if (ret == 1) {
-		errno = EINPROGRESS;
-		return -1;
+		return xrma_scif_fail_errno(EINPROGRESS);
 	}
-	return ret ? xrma_scif_fail(ret) : 0;
+	return ret ? xrma_scif_fail(ret) : (int)port;
 }
 
 int scif_connect(scif_epd_t epd, struct scif_portID *dst)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct xrma_scif_ep *ep;
 	int ret, fl;
 
@@ -317,29 +346,26 @@ int scif_connect(scif_epd_t epd, struct scif_portID *dst)
 	if (fl >= 0 && (fl & O_NONBLOCK))
 		return connect_finish(ep, connect_nonblocking(ep, dst));
 	ret = connect_check(ep, dst);
-	if (!ret) {
-		ret = xrma_conn_connect(ep->conn, dst->node, dst->port, XRMA_TIMEOUT_INFINITE);
-		if (ret == -XRMA_EINVAL || ret == -XRMA_EHOSTUNREACH)
-			ret = -XRMA_ENODEV;
-	}
+	if (!ret)
+		ret = connect_result(xrma_conn_connect(ep->conn, dst->node, dst->port, XRMA_TIMEOUT_INFINITE),
+				     dst->node);
 	if (!ret)
 		XRMA_KILL_POINT("scif.connect.after_request");
 	if (!ret)
 		ret = scif_handshake(ep);
-	xrma_scif_ep_put(ep);
-	return ret ? xrma_scif_fail(ret) : 0;
+	return connect_finish(ep, ret);
 }
 
 int scif_accept(scif_epd_t epd, struct scif_portID *peer, scif_epd_t *newepd, int flags)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct xrma_scif_ep *ep, *child;
 	struct xrma_conn *conn;
 	enum xrma_conn_state state;
 	int ret;
 
 	if (flags & ~SCIF_ACCEPT_SYNC || !peer || !newepd) {
-		errno = EINVAL;
-		return -1;
+		return xrma_scif_fail_errno(EINVAL);
 	}
 	ret = ep_state(epd, &ep, &state);
 	if (ret)

@@ -45,8 +45,16 @@ int xrma_scif_errno(int core)
 	return EIO;
 }
 
+_Thread_local unsigned xrma_scif_failures;
+
+int xrma_scif_fail_errno(int err)
+{
+	xrma_scif_failures++;
+	errno = err;
+	return -1;
+}
+
 int xrma_scif_fail(int core)
 {
-	errno = xrma_scif_errno(core);
-	return -1;
+	return xrma_scif_fail_errno(xrma_scif_errno(core));
 }

@@ -31,13 +31,13 @@ static int fence_now(struct xrma_scif_ep *ep, bool peer, uint64_t *count)
 
 int scif_fence_mark(scif_epd_t epd, int flags, int *mark)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct xrma_scif_ep *ep;
 	uint64_t count;
 	int ret;
 
 	if (!mark || (flags != SCIF_FENCE_INIT_SELF && flags != SCIF_FENCE_INIT_PEER)) {
-		errno = EINVAL;
-		return -1;
+		return xrma_scif_fail_errno(EINVAL);
 	}
 	/* Entering lets go of the peer's windows it unregistered, so their ranges free up. */
 	ret = xrma_scif_ep_enter(epd, &ep);
@@ -54,6 +54,7 @@ int scif_fence_mark(scif_epd_t epd, int flags, int *mark)
 
 int scif_fence_wait(scif_epd_t epd, int mark)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	bool peer = (uint64_t)mark & MARK_PEER;
 	struct xrma_scif_ep *ep;
 	struct xrma_dmaq *dmaq = NULL;
@@ -61,8 +62,7 @@ int scif_fence_wait(scif_epd_t epd, int mark)
 	int ret;
 
 	if (mark < 0) {
-		errno = EINVAL;
-		return -1;
+		return xrma_scif_fail_errno(EINVAL);
 	}
 	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
@@ -132,6 +132,7 @@ static int signal_targets(struct xrma_scif_ep *ep, off_t loff, off_t roff, int f
 
 int scif_fence_signal(scif_epd_t epd, off_t loff, uint64_t lval, off_t roff, uint64_t rval, int flags)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct xrma_scif_ep *ep;
 	struct xrma_seg *lseg = NULL;
 	struct xrma_rseg *rseg = NULL;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <scif.h>
 #include <xrma/xrma.h>
+#include "common/errno_keep.h"
 #include "common/killpoint.h"
 
 #define XRMA_SCIF_PAGE ((size_t)4096)
@@ -124,6 +125,12 @@ int xrma_scif_dmaq_post(struct xrma_scif_ep *ep, enum xrma_rma_op op, const stru
 /* scif_errors.c: the one table from core codes to errno. Sets errno, returns -1. */
 int xrma_scif_errno(int core);
 int xrma_scif_fail(int core);
+/* Report err in errno and return -1: every failure of a public call goes through here. */
+int xrma_scif_fail_errno(int err);
+/* Failures this thread reported in errno: XRMA_SCIF_ERRNO_KEEP leaves those alone. */
+extern _Thread_local unsigned xrma_scif_failures;
+/* First statement of every public call: errno is unchanged when the call succeeds. */
+#define XRMA_SCIF_ERRNO_KEEP() XRMA_ERRNO_KEEP(&xrma_scif_failures)
 
 /* scif_ras.c: the endpoint's registered address space. ep->lock held unless noted. */
 int xrma_scif_ras_setup(struct xrma_scif_ep *ep, uint64_t *ras_id);

@@ -9,6 +9,7 @@
  * placed side by side: each is mapped a second time at its place with mremap,
  * which works where the provider's mappings are shared (ntb), not where they
  * are the owner's private memory (loopback: EOPNOTSUPP).
+ * A non-NULL address without SCIF_MAP_FIXED is a hint, as for mmap(2).
  * The prot_flags are checked against the windows and restrict the mapping;
  * a read-only window's segment refuses writable imports anyway.
  */
@@ -111,14 +112,32 @@ static int mmap_place(void *addr, bool fixed, const struct xrma_rwin_piece *piec
 	return 0;
 }
 
+/*
+ * A non-NULL address without SCIF_MAP_FIXED is a hint, as for mmap(2): take
+ * the range if it is free, before the imports map anything (which could land
+ * there), and place the mapping in it. NULL when the range is not free.
+ */
+static void *mmap_hint_reserve(void *addr, size_t len)
+{
+	void *got = mmap(addr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (got == addr)
+		return got;
+	if (got != MAP_FAILED)
+		munmap(got, len);
+	return NULL;
+}
+
 void *scif_mmap(void *addr, size_t len, int prot_flags, int map_flags, scif_epd_t epd, off_t offset)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct xrma_rwin_piece pieces[XRMA_SCIF_PIECES_MAX];
 	bool fixed = map_flags & SCIF_MAP_FIXED;
 	struct scif_mapping *m = NULL;
 	struct xrma_scif_ep *ep;
 	uint32_t node = 0;
 	size_t count = 0;
+	void *hint = NULL;
 	int ret;
 
 	ret = mmap_checks(addr, len, prot_flags, map_flags, offset);
@@ -130,6 +149,8 @@ void *scif_mmap(void *addr, size_t len, int prot_flags, int map_flags, scif_epd_
 		node = ep->peer_node;
 		xrma_scif_ep_leave(ep);
 	}
+	if (!ret && addr && !fixed)
+		hint = mmap_hint_reserve(addr, len);
 	if (!ret) {
 		m = calloc(1, sizeof(*m) + count * sizeof(m->part[0]));
 		ret = m ? 0 : -XRMA_ENOMEM;
@@ -139,12 +160,24 @@ void *scif_mmap(void *addr, size_t len, int prot_flags, int map_flags, scif_epd_
 		ret = mmap_parts(node, pieces, count, prot_flags, m);
 	}
 	if (!ret) {
-		if (count == 1 && !fixed)
-			m->addr = m->part[0].core_addr;
-		else
-			ret = mmap_place(addr, fixed, pieces, m);
+		if (hint)
+			ret = mmap_place(hint, true, pieces, m);
+		/* Where mappings cannot be placed (loopback), a hint is ignored as mmap(2) may. */
+		if (!hint || (ret == -XRMA_ENOTSUP && count == 1 && !fixed)) {
+			if (hint)
+				munmap(hint, len);
+			hint = NULL;
+			ret = 0;
+			if (count == 1 && !fixed)
+				m->addr = m->part[0].core_addr;
+			else
+				ret = mmap_place(addr, fixed, pieces, m);
+		}
 	}
 	if (ret) {
+		/* A placed mapping owns the reservation: mapping_free unmaps it. */
+		if (hint && !(m && m->placed))
+			munmap(hint, len);
 		if (m)
 			mapping_free(m);
 		xrma_scif_fail(ret);
@@ -160,12 +193,12 @@ void *scif_mmap(void *addr, size_t len, int prot_flags, int map_flags, scif_epd_
 
 int scif_munmap(void *addr, size_t len)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	uintptr_t start = (uintptr_t)addr, end;
 	struct scif_mapping *gone = NULL;
 
 	if (!len || start % XRMA_SCIF_PAGE || start > UINTPTR_MAX - len) {
-		errno = EINVAL;
-		return -1;
+		return xrma_scif_fail_errno(EINVAL);
 	}
 	end = start + ((len + XRMA_SCIF_PAGE - 1) & ~(XRMA_SCIF_PAGE - 1));
 	pthread_mutex_lock(&mappings_lock);
@@ -183,7 +216,7 @@ int scif_munmap(void *addr, size_t len)
 	}
 	pthread_mutex_unlock(&mappings_lock);
 	if (!gone)
-		return munmap(addr, len);
+		return munmap(addr, len) ? xrma_scif_fail_errno(errno) : 0;
 	while (gone) {
 		struct scif_mapping *m = gone;
 

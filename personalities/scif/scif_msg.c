@@ -40,8 +40,7 @@ static int msg_transfer(scif_epd_t epd, void *msg, int len, int flags, bool send
 	int ret;
 
 	if (len < 0 || (flags & ~SCIF_SEND_BLOCK) || (len > 0 && !msg)) {
-		errno = len > 0 && !msg ? EFAULT : EINVAL;
-		return -1;
+		return xrma_scif_fail_errno(len > 0 && !msg ? EFAULT : EINVAL);
 	}
 	ret = xrma_scif_ep_get(epd, &ep);
 	if (ret)
@@ -69,11 +68,13 @@ static int msg_transfer(scif_epd_t epd, void *msg, int len, int flags, bool send
 
 int scif_send(scif_epd_t epd, void *msg, int len, int flags)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	return msg_transfer(epd, msg, len, flags, true);
 }
 
 int scif_recv(scif_epd_t epd, void *msg, int len, int flags)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	return msg_transfer(epd, msg, len, flags, false);
 }
 
@@ -166,24 +167,22 @@ static long elapsed_ms(const struct timespec *start)
  */
 int scif_poll(struct scif_pollepd *epds, unsigned int nepds, long timeout)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct pollfd stack[16], *fds = stack;
 	struct timespec start;
 	int ready;
 	bool recheck;
 
 	if (nepds && !epds) {
-		errno = EFAULT;
-		return -1;
+		return xrma_scif_fail_errno(EFAULT);
 	}
 	if (nepds > 65536) {
-		errno = EINVAL;
-		return -1;
+		return xrma_scif_fail_errno(EINVAL);
 	}
 	if (nepds > sizeof(stack) / sizeof(stack[0])) {
 		fds = calloc(nepds, sizeof(*fds));
 		if (!fds) {
-			errno = ENOMEM;
-			return -1;
+			return xrma_scif_fail_errno(ENOMEM);
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -198,7 +197,7 @@ int scif_poll(struct scif_pollepd *epds, unsigned int nepds, long timeout)
 		if (recheck && (wait_ms < 0 || wait_ms > 1))
 			wait_ms = 1;
 		if (poll(fds, nepds, wait_ms) < 0 && errno == EINTR) {
-			ready = -1;
+			ready = xrma_scif_fail_errno(EINTR);
 			break;
 		}
 	}

@@ -126,6 +126,7 @@ static int ras_register(struct xrma_scif_ep *ep, void *addr, size_t len, uint64_
 
 off_t scif_register(scif_epd_t epd, void *addr, size_t len, off_t offset, int prot_flags, int map_flags)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct xrma_scif_ep *ep;
 	bool fixed = map_flags & SCIF_MAP_FIXED;
 	uint64_t placed = (uint64_t)offset;
@@ -135,12 +136,10 @@ off_t scif_register(scif_epd_t epd, void *addr, size_t len, off_t offset, int pr
 	    (prot_flags & ~(SCIF_PROT_READ | SCIF_PROT_WRITE)) || !addr || !len ||
 	    (uintptr_t)addr % XRMA_SCIF_PAGE || len % XRMA_SCIF_PAGE || offset < 0 ||
 	    (fixed && offset % (off_t)XRMA_SCIF_PAGE)) {
-		errno = EINVAL;
-		return SCIF_REGISTER_FAILED;
+		return xrma_scif_fail_errno(EINVAL);
 	}
 	if (fixed && (len > RAS_OFFSET_LIMIT || placed > RAS_OFFSET_LIMIT - len)) {
-		errno = EADDRINUSE;
-		return SCIF_REGISTER_FAILED;
+		return xrma_scif_fail_errno(EADDRINUSE);
 	}
 	ret = xrma_scif_ep_enter(epd, &ep);
 	if (ret)
@@ -154,14 +153,14 @@ off_t scif_register(scif_epd_t epd, void *addr, size_t len, off_t offset, int pr
 
 int scif_unregister(scif_epd_t epd, off_t offset, size_t len)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	struct xrma_scif_ep *ep;
 	uint64_t start = (uint64_t)offset, end;
 	int ret;
 
 	if (offset < 0 || !len || offset % (off_t)XRMA_SCIF_PAGE || len % XRMA_SCIF_PAGE ||
 	    start > UINT64_MAX - len) {
-		errno = EINVAL;
-		return -1;
+		return xrma_scif_fail_errno(EINVAL);
 	}
 	end = start + len;
 	ret = xrma_scif_ep_enter(epd, &ep);

@@ -242,20 +242,24 @@ static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, in
 
 int scif_readfrom(scif_epd_t epd, off_t loffset, size_t len, off_t roffset, int rma_flags)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	return rma_window(epd, loffset, len, roffset, rma_flags, XRMA_RMA_READ);
 }
 
 int scif_writeto(scif_epd_t epd, off_t loffset, size_t len, off_t roffset, int rma_flags)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	return rma_window(epd, loffset, len, roffset, rma_flags, XRMA_RMA_WRITE);
 }
 
 int scif_vreadfrom(scif_epd_t epd, void *addr, size_t len, off_t offset, int rma_flags)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	return rma_virtual(epd, addr, len, offset, rma_flags, XRMA_RMA_READ);
 }
 
 int scif_vwriteto(scif_epd_t epd, void *addr, size_t len, off_t offset, int rma_flags)
 {
+	XRMA_SCIF_ERRNO_KEEP();
 	return rma_virtual(epd, addr, len, offset, rma_flags, XRMA_RMA_WRITE);
 }

@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "common/errno_keep.h"
 
 #define BLOCK_CHUNK (256u * 1024u)
 
@@ -93,6 +94,7 @@ static sci_error_t copy_result(struct xrma_sisci_map *src, struct xrma_sisci_map
 void SCITransferBlock(sci_map_t sourceMap, size_t sourceOffset, sci_map_t destinationMap,
 		      size_t destinationOffset, size_t size, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_map *src, *dst;
 	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
 
@@ -164,6 +166,7 @@ void SCITransferBlockAsync(sci_map_t sourceMap, size_t sourceOffset, sci_map_t d
 			   sci_cb_block_transfer_t callback, void *callbackArg, unsigned int flags,
 			   sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_map *src, *dst;
 	struct xrma_sisci_block *b = NULL;
 	pthread_t thread;
@@ -222,6 +225,7 @@ static struct xrma_sisci_block *block_get(sci_block_transfer_t block)
 void SCIWaitForBlockTransfer(sci_block_transfer_t block, unsigned int timeout, unsigned int flags,
 			     sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct timespec deadline = xrma_sisci_deadline(timeout);
 	/* Flags first, as everywhere: a bad flag is reported whatever the handle. */
 	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
@@ -247,6 +251,7 @@ void SCIWaitForBlockTransfer(sci_block_transfer_t block, unsigned int timeout, u
 
 void SCIAbortBlockTransfer(sci_block_transfer_t block, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
 	struct xrma_sisci_block *b = err == SCI_ERR_OK ? block_get(block) : NULL;
 

@@ -13,6 +13,7 @@
 #include "personalities/sisci/sisci.h"
 
 #include <stdlib.h>
+#include "common/errno_keep.h"
 
 struct dma_entry {
 	struct xrma_sisci_lseg *lseg;   /* referenced and counted as in use */
@@ -58,6 +59,7 @@ static void dmaq_destroy(struct xrma_sisci_obj *obj)
 void SCICreateDMAQueue(sci_desc_t sd, sci_dma_queue_t *dq, unsigned int localAdapterNo,
 		       unsigned int maxEntries, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	const struct xrma_sisci_open_args args = {
 		.flags = flags,
 		.args_ok = dq && maxEntries && maxEntries <= 65536,
@@ -367,6 +369,7 @@ void SCIEnqueueDMATransfer(sci_dma_queue_t dq, sci_local_segment_t localSegment,
 			   sci_remote_segment_t remoteSegment, size_t localOffset, size_t remoteOffset,
 			   size_t size, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_dmaq *q = XRMA_SISCI_GET(dq, XRMA_SISCI_DMAQ, struct xrma_sisci_dmaq);
 	sci_error_t err;
 
@@ -388,6 +391,7 @@ void SCIEnqueueDMATransfer(sci_dma_queue_t dq, sci_local_segment_t localSegment,
 void SCIPostDMAQueue(sci_dma_queue_t dq, sci_cb_dma_t callback, void *callbackArg,
 		     unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_dmaq *q = XRMA_SISCI_GET(dq, XRMA_SISCI_DMAQ, struct xrma_sisci_dmaq);
 	sci_error_t err;
 
@@ -417,6 +421,7 @@ void SCIPostDMAQueue(sci_dma_queue_t dq, sci_cb_dma_t callback, void *callbackAr
 sci_dma_queue_state_t SCIWaitForDMAQueue(sci_dma_queue_t dq, unsigned int timeout,
 					 unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_dmaq *q = XRMA_SISCI_GET(dq, XRMA_SISCI_DMAQ, struct xrma_sisci_dmaq);
 	struct timespec deadline = xrma_sisci_deadline(timeout);
 	sci_dma_queue_state_t state = SCI_DMAQUEUE_ERROR;
@@ -470,6 +475,7 @@ static void dmaq_leave(struct xrma_sisci_dmaq *q, sci_error_t err, sci_error_t *
 
 void SCIAbortDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	sci_error_t err;
 	struct xrma_sisci_dmaq *q = dmaq_enter(dq, flags, &err);
 
@@ -490,6 +496,7 @@ void SCIAbortDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *error
 
 void SCIResetDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	sci_error_t err;
 	struct xrma_sisci_dmaq *q = dmaq_enter(dq, flags, &err);
 
@@ -506,6 +513,7 @@ void SCIResetDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *error
 
 void SCIRemoveDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	sci_error_t err;
 	struct xrma_sisci_dmaq *q = dmaq_enter(dq, flags, &err);
 
@@ -525,6 +533,7 @@ void SCIRemoveDMAQueue(sci_dma_queue_t dq, unsigned int flags, sci_error_t *erro
 
 sci_dma_queue_state_t SCIDMAQueueState(sci_dma_queue_t dq)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	sci_error_t err;
 	struct xrma_sisci_dmaq *q = dmaq_enter(dq, 0, &err);
 	sci_dma_queue_state_t state;
@@ -596,6 +605,7 @@ void SCIStartDmaTransfer(sci_dma_queue_t dq, sci_local_segment_t localSegment,
 			 size_t remoteOffset, sci_cb_dma_t callback, void *callbackArg,
 			 unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	dis_dma_vec_t one = { size, localOffset, remoteOffset, 0 };
 
 	start_transfer(dq, localSegment, remoteSegment, &one, 1, callback, callbackArg, flags, error);
@@ -606,6 +616,7 @@ void SCIStartDmaTransferVec(sci_dma_queue_t dq, sci_local_segment_t localSegment
 			    dis_dma_vec_t *disDmaVec, sci_cb_dma_t callback, void *callbackArg,
 			    unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	start_transfer(dq, localSegment, remoteSegment, disDmaVec, vecLength, callback, callbackArg,
 		       flags, error);
 }

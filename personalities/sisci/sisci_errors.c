@@ -9,6 +9,7 @@
 #include "personalities/sisci/sisci.h"
 
 #include <limits.h>
+#include "common/errno_keep.h"
 
 static const struct {
 	int core;
@@ -160,6 +161,7 @@ static const struct {
 
 const char *SCIGetErrorString(sci_error_t error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
 		if (texts[i].code == error)
 			return texts[i].text;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "common/errno_keep.h"
 
 #define VENDOR_STRING "xrma (SISCI personality)"
 #define API_STRING "SISCI 2.1.1 (API 2.0 sizes)"
@@ -146,11 +147,13 @@ static void node_release(struct xrma_sisci_node *n)
 
 void SCIInitialize(unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	xrma_sisci_set(error, xrma_sisci_flags(flags, 0, 0));
 }
 
 void SCITerminate(void)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	/* Nothing global to undo: contexts live exactly as long as their descriptors. */
 }
 
@@ -167,6 +170,7 @@ static void desc_destroy(struct xrma_sisci_obj *obj)
 
 void SCIOpen(sci_desc_t *sd, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_desc *d;
 	sci_error_t err;
 
@@ -207,6 +211,7 @@ void SCIOpen(sci_desc_t *sd, unsigned int flags, sci_error_t *error)
 
 void SCIClose(sci_desc_t sd, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_desc *d = XRMA_SISCI_GET(sd, XRMA_SISCI_DESC, struct xrma_sisci_desc);
 	sci_error_t err;
 
@@ -447,6 +452,7 @@ static sci_error_t query_adapter(struct sci_query_adapter *q)
 
 void SCIQuery(unsigned int command, void *data, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
 
 	if (err == SCI_ERR_OK) {
@@ -476,6 +482,7 @@ void SCIQuery(unsigned int command, void *data, unsigned int flags, sci_error_t 
 void SCIGetLocalNodeId(unsigned int adapterNo, unsigned int *nodeId, unsigned int flags,
 		       sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct sci_query_adapter q = {
 		.localAdapterNo = adapterNo, .subcommand = SCI_Q_ADAPTER_NODEID, .data = nodeId
 	};
@@ -495,6 +502,7 @@ void SCIGetLocalNodeId(unsigned int adapterNo, unsigned int *nodeId, unsigned in
 void SCIGetNodeIdByAdapterName(char *adapterName, dis_nodeId_list_t *nodeIdList,
 			       dis_virt_adapter_t *type, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	const char *digits;
 	char *end = NULL;
 	unsigned long id;
@@ -529,6 +537,7 @@ void SCIGetNodeIdByAdapterName(char *adapterName, dis_nodeId_list_t *nodeIdList,
 int SCIProbeNode(sci_desc_t sd, unsigned int localAdapterNo, unsigned int nodeId, unsigned int flags,
 		 sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_desc *d = XRMA_SISCI_GET(sd, XRMA_SISCI_DESC, struct xrma_sisci_desc);
 	struct xrma_sisci_node *node;
 	sci_error_t err;
@@ -597,6 +606,7 @@ static sci_error_t csr_call(sci_desc_t sd, unsigned int adapter, unsigned int no
 unsigned int SCIGetCSRRegister(sci_desc_t sd, unsigned int localAdapterNo, unsigned int SCINodeId,
 			       unsigned int CSROffset, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	unsigned int value = 0;
 
 	xrma_sisci_set(error, csr_call(sd, localAdapterNo, SCINodeId, CSROffset, flags, false, &value));
@@ -607,5 +617,6 @@ void SCISetCSRRegister(sci_desc_t sd, unsigned int localAdapterNo, unsigned int 
 		       unsigned int CSROffset, unsigned int CSRValue, unsigned int flags,
 		       sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	xrma_sisci_set(error, csr_call(sd, localAdapterNo, SCINodeId, CSROffset, flags, true, &CSRValue));
 }

@@ -10,6 +10,7 @@
 #include "personalities/sisci/sisci.h"
 
 #include <stdlib.h>
+#include "common/errno_keep.h"
 
 /* A local interrupt (intr set) or a connection to a remote one (rintr set). */
 struct xrma_sisci_intr {
@@ -220,18 +221,21 @@ void SCICreateInterrupt(sci_desc_t sd, sci_local_interrupt_t *interrupt, unsigne
 			unsigned int *interruptNo, sci_cb_interrupt_t callback, void *callbackArg,
 			unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	create_intr(sd, (void **)interrupt, localAdapterNo, interruptNo, false, (void (*)(void))callback,
 		    callbackArg, flags, error);
 }
 
 void SCIRemoveInterrupt(sci_local_interrupt_t interrupt, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	close_intr(interrupt, XRMA_SISCI_LINTR, false, flags, error);
 }
 
 void SCIWaitForInterrupt(sci_local_interrupt_t interrupt, unsigned int timeout, unsigned int flags,
 			 sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	xrma_sisci_set(error, wait_intr(interrupt, false, NULL, NULL, timeout, flags));
 }
 
@@ -239,17 +243,20 @@ void SCIConnectInterrupt(sci_desc_t sd, sci_remote_interrupt_t *interrupt, unsig
 			 unsigned int localAdapterNo, unsigned int interruptNo, unsigned int timeout,
 			 unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	connect_intr(sd, (void **)interrupt, nodeId, localAdapterNo, interruptNo, timeout, false, flags,
 		     error);
 }
 
 void SCIDisconnectInterrupt(sci_remote_interrupt_t interrupt, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	close_intr(interrupt, XRMA_SISCI_RINTR, false, flags, error);
 }
 
 void SCITriggerInterrupt(sci_remote_interrupt_t interrupt, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	sci_error_t err = trigger_intr(interrupt, false, NULL, 0, flags);
 
 	if (err == SCI_ERR_OK)
@@ -264,18 +271,21 @@ void SCICreateDataInterrupt(sci_desc_t sd, sci_local_data_interrupt_t *interrupt
 			    sci_cb_data_interrupt_t callback, void *callbackArg, unsigned int flags,
 			    sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	create_intr(sd, (void **)interrupt, localAdapterNo, interruptNo, true, (void (*)(void))callback,
 		    callbackArg, flags, error);
 }
 
 void SCIRemoveDataInterrupt(sci_local_data_interrupt_t interrupt, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	close_intr(interrupt, XRMA_SISCI_LINTR, true, flags, error);
 }
 
 void SCIWaitForDataInterrupt(sci_local_data_interrupt_t interrupt, void *data, unsigned int *length,
 			     unsigned int timeout, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	size_t len;
 	sci_error_t err;
 
@@ -295,6 +305,7 @@ void SCIConnectDataInterrupt(sci_desc_t sd, sci_remote_data_interrupt_t *interru
 			     unsigned int localAdapterNo, unsigned int interruptNo, unsigned int timeout,
 			     unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	connect_intr(sd, (void **)interrupt, nodeId, localAdapterNo, interruptNo, timeout, true, flags,
 		     error);
 }
@@ -302,11 +313,13 @@ void SCIConnectDataInterrupt(sci_desc_t sd, sci_remote_data_interrupt_t *interru
 void SCIDisconnectDataInterrupt(sci_remote_data_interrupt_t interrupt, unsigned int flags,
 				sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	close_intr(interrupt, XRMA_SISCI_RINTR, true, flags, error);
 }
 
 void SCITriggerDataInterrupt(sci_remote_data_interrupt_t interrupt, void *data, unsigned int length,
 			     unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	xrma_sisci_set(error, trigger_intr(interrupt, true, data, length, flags));
 }

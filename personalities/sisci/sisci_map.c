@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "common/errno_keep.h"
 
 #define MAP_FLAGS                                                                                 \
 	(SCI_FLAG_FIXED_MAP_ADDR | SCI_FLAG_READONLY_MAP | SCI_FLAG_IO_MAP_IOSPACE |              \
@@ -72,6 +73,7 @@ static sci_error_t check_range(size_t offset, size_t size, size_t limit)
 void *SCIMapLocalSegment(sci_local_segment_t segment, sci_map_t *map, size_t offset, size_t size,
 			 void *addr, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
 	struct xrma_sisci_map *m = NULL;
 	sci_error_t err;
@@ -116,6 +118,7 @@ void *SCIMapLocalSegment(sci_local_segment_t segment, sci_map_t *map, size_t off
 volatile void *SCIMapRemoteSegment(sci_remote_segment_t segment, sci_map_t *map, size_t offset,
 				   size_t size, void *addr, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_rseg *r = XRMA_SISCI_GET(segment, XRMA_SISCI_RSEG, struct xrma_sisci_rseg);
 	struct xrma_sisci_map *m = NULL;
 	void *base = NULL;
@@ -180,6 +183,7 @@ volatile void *SCIMapRemoteSegment(sci_remote_segment_t segment, sci_map_t *map,
 
 void SCIUnmapSegment(sci_map_t map, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_map *m = XRMA_SISCI_GET(map, XRMA_SISCI_MAP, struct xrma_sisci_map);
 	unsigned idle = 0;
 	sci_error_t err;
@@ -318,6 +322,7 @@ static unsigned int copy_routine = SCI_MEMCOPY_DEFAULT;
 
 void SetSciMemCopyFunction(unsigned int function)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	if (function >= sizeof(copy_routines) / sizeof(copy_routines[0]))
 		function = SCI_MEMCOPY_DEFAULT;
 	__atomic_store_n(&copy_routine, function, __ATOMIC_RELAXED);
@@ -325,6 +330,7 @@ void SetSciMemCopyFunction(unsigned int function)
 
 unsigned int GetSciMemCopyFunction(void)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	return __atomic_load_n(&copy_routine, __ATOMIC_RELAXED);
 }
 
@@ -386,12 +392,14 @@ sci_error_t xrma_sisci_map_push(struct xrma_sisci_map *m)
 void SCIMemCopy(void *memAddr, sci_map_t remoteMap, size_t remoteOffset, size_t size,
 		unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	xrma_sisci_set(error, pio_copy(memAddr, remoteMap, remoteOffset, size, flags));
 }
 
 void SCIMemCpy(sci_sequence_t sequence, void *memAddr, sci_map_t remoteMap, size_t remoteOffset,
 	       size_t size, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	/*
 	 * The sequence (may be NULL) only names where errors are tracked; the map decides.
 	 * A sequence that is given must still be a live one.
@@ -410,6 +418,7 @@ void SCIMemCpy(sci_sequence_t sequence, void *memAddr, sci_map_t remoteMap, size
 void SCIMemWrite(void *memAddr, volatile void *remoteAddr, size_t size, unsigned int flags,
 		 sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	sci_error_t err = xrma_sisci_flags(flags, 0, 0);
 
 	if (err == SCI_ERR_OK && (!memAddr || !remoteAddr))
@@ -423,6 +432,7 @@ void SCIMemWrite(void *memAddr, volatile void *remoteAddr, size_t size, unsigned
 
 void SCICacheSync(sci_map_t map, void *addr, size_t length, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_map *m = XRMA_SISCI_GET(map, XRMA_SISCI_MAP, struct xrma_sisci_map);
 	sci_error_t err;
 

@@ -20,6 +20,7 @@
 #include "personalities/sisci/sisci.h"
 
 #include <stdlib.h>
+#include "common/errno_keep.h"
 
 #define RSEG_ACCESS (XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE)
 
@@ -200,6 +201,7 @@ void SCIConnectSegment(sci_desc_t sd, sci_remote_segment_t *segment, unsigned in
 		       sci_cb_remote_segment_t callback, void *callbackArg, unsigned int timeout,
 		       unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	const struct xrma_sisci_open_args args = {
 		.flags = flags,
 		.accepted = SCI_FLAG_USE_CALLBACK | SCI_FLAG_ASYNCHRONOUS_CONNECT | SCI_FLAG_BROADCAST,
@@ -267,6 +269,7 @@ out:
 void SCIConnectSCISpace(sci_desc_t sd, sci_remote_segment_t *segment, sci_address_t address,
 			size_t size, unsigned int localAdapterNo, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	const struct xrma_sisci_open_args args = {
 		.flags = flags,
 		.accepted = 0,
@@ -306,6 +309,7 @@ out:
 
 void SCIDisconnectSegment(sci_remote_segment_t segment, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_rseg *r = XRMA_SISCI_GET(segment, XRMA_SISCI_RSEG, struct xrma_sisci_rseg);
 	bool join = false;
 	sci_error_t err;
@@ -358,6 +362,7 @@ void SCIDisconnectSegment(sci_remote_segment_t segment, unsigned int flags, sci_
 
 size_t SCIGetRemoteSegmentSize(sci_remote_segment_t segment)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_rseg *r = XRMA_SISCI_GET(segment, XRMA_SISCI_RSEG, struct xrma_sisci_rseg);
 	size_t size;
 
@@ -372,6 +377,7 @@ size_t SCIGetRemoteSegmentSize(sci_remote_segment_t segment)
 
 unsigned int SCIGetRemoteSegmentId(sci_remote_segment_t segment)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_rseg *r = XRMA_SISCI_GET(segment, XRMA_SISCI_RSEG, struct xrma_sisci_rseg);
 	unsigned int id;
 
@@ -386,6 +392,7 @@ sci_segment_cb_reason_t SCIWaitForRemoteSegmentEvent(sci_remote_segment_t segmen
 						     sci_error_t *status, unsigned int timeout,
 						     unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_rseg *r = XRMA_SISCI_GET(segment, XRMA_SISCI_RSEG, struct xrma_sisci_rseg);
 	struct xrma_sisci_event ev = { .reason = SCI_CB_LOST };
 	sci_error_t err;

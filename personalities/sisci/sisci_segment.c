@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "common/errno_keep.h"
 
 /*
  * SCI_FLAG_AUTO_ID: ids the core picks, in its default range (docs/core.md).
@@ -70,6 +71,7 @@ void SCICreateSegment(sci_desc_t sd, sci_local_segment_t *segment, unsigned int 
 		      size_t size, sci_cb_local_segment_t callback, void *callbackArg,
 		      unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	const struct xrma_sisci_open_args args = {
 		.flags = flags,
 		.accepted = CREATE_FLAGS,
@@ -199,6 +201,7 @@ static sci_error_t lseg_give_memory(struct xrma_sisci_lseg *l, void *address, si
 void SCIRegisterSegmentMemory(void *address, size_t size, sci_local_segment_t segment,
 			      unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
 	sci_error_t err;
 
@@ -273,6 +276,7 @@ static sci_error_t attach_bus(struct xrma_sisci_lseg *l, uint64_t bus, size_t si
 void SCIAttachPhysicalMemory(sci_ioaddr_t ioaddress, void *address, unsigned int busNo, size_t size,
 			     sci_local_segment_t segment, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
 	sci_error_t err;
 
@@ -324,6 +328,7 @@ static sci_error_t remove_rule(bool *cut_off)
 
 void SCIRemoveSegment(sci_local_segment_t segment, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
 	bool cut_off = false;
 	sci_error_t err;
@@ -393,6 +398,7 @@ static sci_error_t adapter_check(struct xrma_sisci_lseg *l, unsigned int adapter
 void SCIPrepareSegment(sci_local_segment_t segment, unsigned int localAdapterNo, unsigned int flags,
 		       sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
 	sci_error_t err;
 
@@ -415,6 +421,7 @@ void SCIPrepareSegment(sci_local_segment_t segment, unsigned int localAdapterNo,
 void SCISetSegmentAvailable(sci_local_segment_t segment, unsigned int localAdapterNo,
 			    unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
 	sci_error_t err;
 	int ret;
@@ -445,6 +452,7 @@ void SCISetSegmentAvailable(sci_local_segment_t segment, unsigned int localAdapt
 void SCISetSegmentUnavailable(sci_local_segment_t segment, unsigned int localAdapterNo,
 			      unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
 	uint32_t core_flags = 0;
 	sci_error_t err;
@@ -479,6 +487,7 @@ sci_segment_cb_reason_t SCIWaitForLocalSegmentEvent(sci_local_segment_t segment,
 						    unsigned int *localAdapterNo, unsigned int timeout,
 						    unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
 	struct xrma_sisci_event ev = { .reason = SCI_CB_LOST };
 	sci_error_t err;
@@ -503,6 +512,7 @@ sci_segment_cb_reason_t SCIWaitForLocalSegmentEvent(sci_local_segment_t segment,
 
 unsigned int SCIGetLocalSegmentId(sci_local_segment_t segment)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
 	unsigned int id;
 
@@ -515,6 +525,7 @@ unsigned int SCIGetLocalSegmentId(sci_local_segment_t segment)
 
 size_t SCIGetLocalSegmentSize(sci_local_segment_t segment)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_lseg *l = XRMA_SISCI_GET(segment, XRMA_SISCI_LSEG, struct xrma_sisci_lseg);
 	size_t size;
 

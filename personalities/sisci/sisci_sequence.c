@@ -22,6 +22,7 @@
 #include "personalities/sisci/sisci.h"
 
 #include <stdlib.h>
+#include "common/errno_keep.h"
 
 struct xrma_sisci_seq {
 	struct xrma_sisci_obj obj;
@@ -51,6 +52,7 @@ static void seq_destroy(struct xrma_sisci_obj *obj)
 void SCICreateMapSequence(sci_map_t map, sci_sequence_t *sequence, unsigned int flags,
 			  sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_map *m = xrma_sisci_map_enter(map);
 	struct xrma_sisci_seq *s = NULL;
 	sci_error_t err;
@@ -86,6 +88,7 @@ void SCICreateMapSequence(sci_map_t map, sci_sequence_t *sequence, unsigned int 
 
 void SCIRemoveSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_seq *s = XRMA_SISCI_GET(sequence, XRMA_SISCI_SEQ, struct xrma_sisci_seq);
 	sci_error_t err;
 
@@ -170,11 +173,13 @@ static sci_sequence_status_t seq_call(sci_sequence_t sequence, unsigned int flag
 
 sci_sequence_status_t SCIStartSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	return seq_call(sequence, flags, 0, true, error);
 }
 
 sci_sequence_status_t SCICheckSequence(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	sci_sequence_status_t status =
 		seq_call(sequence, flags, SCI_FLAG_NO_FLUSH | SCI_FLAG_NO_STORE_BARRIER, false, error);
 
@@ -184,12 +189,14 @@ sci_sequence_status_t SCICheckSequence(sci_sequence_t sequence, unsigned int fla
 
 void SCIFlushReadBuffers(sci_sequence_t sequence)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	(void)sequence;
 	xrma_sisci_barrier();
 }
 
 void SCIStoreBarrier(sci_sequence_t sequence, unsigned int flags, sci_error_t *error)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	struct xrma_sisci_seq *s = XRMA_SISCI_GET(sequence, XRMA_SISCI_SEQ, struct xrma_sisci_seq);
 	sci_error_t err;
 
@@ -221,6 +228,7 @@ void SCIStoreBarrier(sci_sequence_t sequence, unsigned int flags, sci_error_t *e
 
 void SCIFlush(sci_sequence_t sequence, unsigned int flags)
 {
+	XRMA_ERRNO_KEEP(NULL);
 	/* No error channel: a NULL sequence (Dolphin's NO_SEQUENCE) still fences. */
 	struct xrma_sisci_seq *s = sequence ? XRMA_SISCI_GET(sequence, XRMA_SISCI_SEQ, struct xrma_sisci_seq)
 					    : NULL;

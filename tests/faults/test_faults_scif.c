@@ -136,7 +136,7 @@ static int card_main(int sock, const char *arg)
 	scif_epd_t epd = scif_open();
 
 	PROC_CHECK(epd >= 0);
-	PROC_CHECK(scif_connect(epd, &host) == 0);
+	PROC_CHECK(scif_connect(epd, &host) >= 0);
 	PROC_CHECK(faults_step_done(sock, 1) == 0);
 	return card_steps(sock, epd);
 }

@@ -71,7 +71,7 @@ static int card_main(int sock, const char *arg)
 	PROC_CHECK(mem != NULL);
 	epd = scif_open();
 	PROC_CHECK(epd >= 0);
-	PROC_CHECK(scif_connect(epd, &host) == 0);
+	PROC_CHECK(scif_connect(epd, &host) >= 0);
 	PROC_CHECK(scif_register(epd, mem, PAGE, CARD_WIN, RW, SCIF_MAP_FIXED) == CARD_WIN);
 	for (;;) {
 		PROC_CHECK(recv_u64(epd, &cmd) == 0);

@@ -717,7 +717,7 @@ static int child_ns_scif_user(int sock, const char *arg)
 	PROC_CHECK((mem = scif_pages(2 * SEG_LEN)) != NULL);
 	PROC_CHECK(proc_expect(sock, MSG_GO, MP_TIMEOUT_MS) == 0);
 	PROC_CHECK((epd = scif_open()) >= 0);
-	PROC_CHECK(scif_connect(epd, &owner) == 0);
+	PROC_CHECK(scif_connect(epd, &owner) >= 0);
 	PROC_CHECK(scif_register(epd, mem, 2 * SEG_LEN, 0, SCIF_RW, SCIF_MAP_FIXED) == 0);
 	PROC_CHECK(scif_recv(epd, &byte, 1, SCIF_RECV_BLOCK) == 1 && byte == 1);
 	/* No mapping of the peer's window over a network: RMA is the way. */

@@ -86,13 +86,17 @@ void scif_test_pair_open(struct scif_test_pair *p)
 	assert_true(p->client >= 0);
 	dst.node = scif_test_self();
 	dst.port = p->port;
-	assert_scif_ok(scif_connect(p->client, &dst));
+	port = scif_connect(p->client, &dst);
+	assert_in_range(port, SCIF_PORT_RSVD, UINT16_MAX);
+	p->client_port = (uint16_t)port;
 	assert_int_equal(fixture_join(thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
 	if (a.rc)
 		print_error("scif_accept: errno %d\n", a.err);
 	assert_int_equal(a.rc, 0);
 	p->server = a.server;
 	p->server_peer = a.peer;
+	/* scif_connect returns the port its peer's scif_accept reports. */
+	assert_int_equal(p->server_peer.port, p->client_port);
 }
 
 void scif_test_pair_close(struct scif_test_pair *p)
@@ -167,7 +171,11 @@ int scif_test_connect_finish(struct scif_test_connector *c)
 	assert_int_equal(fixture_join(*thread, SCIF_TEST_TIMEOUT_MS, NULL), 0);
 	free(thread);
 	errno = c->err;
-	return c->rc;
+	if (c->rc < 0)
+		return c->rc;
+	/* A connect's success is the local port; callers compare it with the accept's peer. */
+	c->port = (uint16_t)c->rc;
+	return 0;
 }
 
 void scif_test_wait_hup(scif_epd_t epd)

@@ -38,6 +38,7 @@ struct scif_test_pair {
 	scif_epd_t server;
 	uint16_t port;
 	struct scif_portID server_peer;   /* what scif_accept reported */
+	uint16_t client_port;             /* what scif_connect returned */
 };
 
 /* A listener on a free port, a client connected to it, and the accepted end. */
@@ -51,9 +52,10 @@ struct scif_test_connector {
 	void *thread;            /* pthread_t, kept opaque here */
 	int rc;
 	int err;
+	uint16_t port;           /* what a successful scif_connect returned */
 };
 void scif_test_connect_start(struct scif_test_connector *c, uint16_t node, uint16_t port);
-/* 0, or -1 with errno as scif_connect left it. */
+/* 0 (the local port is then in c->port), or -1 with errno as scif_connect left it. */
 int scif_test_connect_finish(struct scif_test_connector *c);
 
 /* Wait until epd sees its peer gone (SCIF_POLLHUP); the close travels asynchronously. */

@@ -46,7 +46,7 @@ static int card_connect(const char *arg, scif_epd_t *epd)
 
 	*epd = scif_open();
 	PROC_CHECK(*epd >= 0);
-	PROC_CHECK(scif_connect(*epd, &host) == 0);
+	PROC_CHECK(scif_connect(*epd, &host) >= 0);
 	return 0;
 }
 
