@@ -352,7 +352,8 @@ void xrma_prov_loopback_mem_release_all_locked(struct xrma_prov_loopback_ep *ep,
 void xrma_prov_loopback_mem_destroy(struct xrma_prov_loopback_mem *doomed);
 
 int xrma_prov_loopback_mem_alloc(void *state, size_t len, struct xrma_prov_mem **mem, void **addr);
-int xrma_prov_loopback_mem_register(void *state, void *addr, size_t len, struct xrma_prov_mem **mem);
+int xrma_prov_loopback_mem_register(void *state, void *addr, size_t len, uint32_t flags,
+				    struct xrma_prov_mem **mem);
 void xrma_prov_loopback_mem_free(void *state, struct xrma_prov_mem *mem);
 int xrma_prov_loopback_mem_export(void *state, struct xrma_prov_mem *mem, uint32_t access,
 				  struct xrma_prov_key *key);

@@ -184,13 +184,16 @@ int xrma_prov_loopback_mem_alloc(void *state, size_t len, struct xrma_prov_mem *
 	return 0;
 }
 
-int xrma_prov_loopback_mem_register(void *state, void *addr, size_t len, struct xrma_prov_mem **mem)
+int xrma_prov_loopback_mem_register(void *state, void *addr, size_t len, uint32_t flags,
+				    struct xrma_prov_mem **mem)
 {
 	struct xrma_prov_loopback_ep *ep = state;
 	struct xrma_prov_loopback_mem *m;
 	int ret;
 
-	if (!ep || !addr || !len || !mem)
+	/* Importers are in this process and reach the caller's pages as they are:
+	 * XRMA_PROV_REGISTER_SHARE needs nothing more. */
+	if (!ep || !addr || !len || !mem || (flags & ~XRMA_PROV_REGISTER_SHARE))
 		return -XRMA_EINVAL;
 	if (len > xrma_prov_loopback_caps.max_seg_size)
 		return -XRMA_ERANGE;
