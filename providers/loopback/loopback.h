@@ -274,12 +274,15 @@ struct xrma_prov_loopback_ep {
  * Exportable memory (struct xrma_prov_mem to the core). It outlives its owner
  * while importers hold references, so importers never touch freed memory.
  */
+struct hostfab_share;
+
 struct xrma_prov_loopback_mem {
 	uint64_t id;                 /* fixed; fabric-unique, never reused */
 	uint64_t cookie;             /* fixed; random, second half of the key */
 	void *addr;                  /* fixed */
 	size_t len;                  /* fixed; bytes asked for */
 	size_t map_len;              /* fixed; bytes mmapped (0: registered caller memory) */
+	struct hostfab_share *share; /* fixed; registered memory: the file behind addr, or NULL */
 	struct xrma_prov_addr owner_addr;           /* fixed */
 	struct xrma_prov_loopback_node *owner_node; /* fixed */
 	struct xrma_prov_loopback_ep *owner;  /* NULL once freed by or closed with its owner; under lock */

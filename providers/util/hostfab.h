@@ -44,6 +44,7 @@
 #include <xrma/errors.h>
 #include "providers/provider.h"
 #include "common/killpoint.h"
+#include "providers/util/hostfab_share.h"
 
 /* ---------------------------------------------------------------- limits */
 
@@ -239,8 +240,6 @@ enum hostfab_mem_kind {
 	HOSTFAB_MEM_SHARED = 3,  /* the caller's registered pages, on a file importers map */
 };
 
-struct hostfab_share;
-
 /* Memory an endpoint owns (struct xrma_prov_mem to the core). */
 struct hostfab_mem {
 	struct hostfab_mem *next, *prev;   /* ep->mems; under ep->lock */
@@ -390,17 +389,6 @@ int hostfab_ctrl_send(void *state, const struct xrma_prov_addr *dst, const void 
  * tells those of node `to` only that their link to `about` did. */
 void hostfab_chan_broadcast_link(struct hostfab_ep *ep, uint32_t node, bool up);
 void hostfab_chan_send_link(struct hostfab_ep *ep, uint32_t to, uint32_t about, bool up);
-
-/*
- * hostfab_share.c: the file behind the page-aligned range [addr, +len) of this
- * process, re-backing private pages in place where needed; *file_offset is where
- * addr lies in *fd. XRMA_ENOTSUP where no one file can hold the range (mixed
- * kinds, unreadable or unaligned pages, a shared file we cannot open),
- * XRMA_EFAULT for unmapped pages. Each get is paired with a put.
- */
-int hostfab_share_get(void *addr, size_t len, int *fd, uint64_t *file_offset,
-		      struct hostfab_share **share);
-void hostfab_share_put(struct hostfab_share *share);
 
 /* hostfab_mem.c */
 int hostfab_mem_alloc(void *state, size_t len, struct xrma_prov_mem **mem, void **addr);

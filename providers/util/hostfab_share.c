@@ -10,12 +10,13 @@
  * The table is per process, as the address space is: every context of the
  * process finds the same memfd again for pages it already re-backed.
  */
-#include "providers/util/hostfab.h"
+#include "providers/util/hostfab_share.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <xrma/errors.h>
 
 /* The name of our memfds as /proc/self/maps shows them once their table entry is gone. */
 #define SHARE_MEMFD_NAME "xrma-reg"
@@ -295,7 +297,6 @@ static int reback(const struct share_piece *pieces, size_t count, uintptr_t star
 	ret = map_over(pieces, count, start, end, fd, huge);
 	if (ret) {
 		/* Some pieces may be on the memfd already: it holds their contents, so they stay. */
-		hostfab_detail("registration: could not map the copy over %p (+%zu)", (void *)start, len);
 		close(fd);
 		return ret;
 	}
