@@ -280,13 +280,15 @@ static int reback(const struct share_piece *pieces, size_t count, uintptr_t star
 	}
 	if (huge && (start % page || len % page))
 		return -XRMA_ENOTSUP;
-	fd = memfd_create(SHARE_MEMFD_NAME, MFD_CLOEXEC | (huge ? MFD_HUGETLB : 0));
+	fd = memfd_create(SHARE_MEMFD_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING | (huge ? MFD_HUGETLB : 0));
 	if (fd < 0)
 		return -XRMA_ENOMEM;
 	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)len)) {
 		close(fd);
 		return -XRMA_ENOMEM;
 	}
+	/* Importers get this descriptor: none may shrink the pages under the program. */
+	fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
 	view = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | (huge ? MAP_HUGETLB : 0), fd, 0);
 	if (view == MAP_FAILED) {
 		close(fd);
