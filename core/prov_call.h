@@ -118,9 +118,9 @@ static inline int xrma_core_call_mem_alloc(struct xrma_core_ctx *ctx, size_t len
 	return XRMA_PROV_CALL(ctx, mem_alloc, len, mem, addr);
 }
 static inline int xrma_core_call_mem_register(struct xrma_core_ctx *ctx, void *addr, size_t len,
-					      struct xrma_prov_mem **mem)
+					      uint32_t flags, struct xrma_prov_mem **mem)
 {
-	return XRMA_PROV_CALL(ctx, mem_register, addr, len, mem);
+	return XRMA_PROV_CALL(ctx, mem_register, addr, len, flags, mem);
 }
 static inline void xrma_core_call_mem_free(struct xrma_core_ctx *ctx, struct xrma_prov_mem *mem)
 {

@@ -108,7 +108,9 @@ int xrma_seg_open(struct xrma_ctx *handle, const struct xrma_seg_attr *attr, str
 		seg->addr = attr->addr;
 	} else if (attr->addr) {
 		seg->addr = attr->addr;
-		ret = xrma_core_call_mem_register(ctx, attr->addr, attr->len, &seg->pmem);
+		/* Importers may map what is exported, whatever memory the caller gave. */
+		ret = xrma_core_call_mem_register(ctx, attr->addr, attr->len, XRMA_PROV_REGISTER_SHARE,
+						  &seg->pmem);
 	} else {
 		ret = xrma_core_call_mem_alloc(ctx, attr->len, &seg->pmem, &seg->addr);
 		/* Fresh pages are untouched: bound now, they are born on the chosen node. */

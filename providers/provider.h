@@ -46,6 +46,9 @@ struct xrma_prov_key {
 };
 
 struct xrma_prov_mem;    /* provider's local memory handle */
+
+/* mem_register flags. */
+#define XRMA_PROV_REGISTER_SHARE (1u << 0)   /* make the pages mappable by importers */
 struct xrma_prov_rmem;   /* provider's imported memory handle */
 
 /*
@@ -193,8 +196,15 @@ struct xrma_provider_ops {
 	void (*depart)(void *state);
 
 	/* --- optional, each tied to a capability bit --- */
-	/* XRMA_CAP_REGISTER: back exportable memory with the caller's pages. */
-	int (*mem_register)(void *state, void *addr, size_t len, struct xrma_prov_mem **mem);
+	/*
+	 * XRMA_CAP_REGISTER: back exportable memory with the caller's pages.
+	 * flags: XRMA_PROV_REGISTER_SHARE asks that importers on other processes
+	 * can map the pages (XRMA_CAP_MAP) whatever backs them, re-backing them in
+	 * place where needed, with the owner's view unchanged; a provider whose
+	 * importers reach the caller's memory as it is ignores it. Where no way
+	 * exists, registration still succeeds and only map refuses (XRMA_ENOTSUP).
+	 */
+	int (*mem_register)(void *state, void *addr, size_t len, uint32_t flags, struct xrma_prov_mem **mem);
 	/* XRMA_CAP_MAP (both or neither): offset and len are page multiples; the
 	 * last page may run past the imported length (memory is whole pages). */
 	int (*map)(void *state, struct xrma_prov_rmem *rmem, size_t offset, size_t len, uint32_t prot,

@@ -24,7 +24,6 @@ static size_t table_len;
 
 struct retired_seg {
 	struct xrma_seg *seg;
-	struct xrma_scif_backing *backing;   /* freed once seg closed, or NULL */
 };
 
 static struct retired_seg *retired;
@@ -191,15 +190,12 @@ int xrma_scif_ep_remove(struct xrma_scif_ep *ep)
 	return ret;
 }
 
-void xrma_scif_retire(struct xrma_seg *seg, struct xrma_scif_backing *backing)
+void xrma_scif_retire(struct xrma_seg *seg)
 {
-	struct retired_seg r = { .seg = seg, .backing = backing }, *grown;
+	struct retired_seg r = { .seg = seg }, *grown;
 
-	if (xrma_seg_close(seg) != -XRMA_EBUSY) {
-		if (backing)
-			xrma_scif_backing_free(backing);
+	if (xrma_seg_close(seg) != -XRMA_EBUSY)
 		return;
-	}
 	pthread_mutex_lock(&table_lock);
 	/* Without room the segment is leaked, never closed while in use. */
 	grown = xrma_scif_grow(retired, &retired_cap, nretired, sizeof(*retired));
@@ -217,8 +213,6 @@ static void sweep_locked(void)
 		if (xrma_seg_close(retired[i].seg) == -XRMA_EBUSY) {
 			i++;
 		} else {
-			if (retired[i].backing)
-				xrma_scif_backing_free(retired[i].backing);
 			retired[i] = retired[--nretired];
 		}
 	}

@@ -26,7 +26,6 @@
 /* Registrations of callers' pages kept for SCIF_RMA_USECACHE, per endpoint. */
 #define XRMA_SCIF_VCACHE 8
 
-struct xrma_scif_backing;
 
 struct xrma_scif_ep {
 	int fd;                              /* fixed at open: the descriptor */
@@ -89,27 +88,13 @@ int xrma_scif_ep_get(scif_epd_t epd, struct xrma_scif_ep **ep);
 void xrma_scif_ep_put(struct xrma_scif_ep *ep);
 /* Remove epd from the table (the caller's reference stays): 0 or -XRMA_EHANDLE. */
 int xrma_scif_ep_remove(struct xrma_scif_ep *ep);
-/* Close seg (then free backing, if given) now if nothing uses it, else later. */
-void xrma_scif_retire(struct xrma_seg *seg, struct xrma_scif_backing *backing);
+/* Close seg now if nothing uses it, else later. */
+void xrma_scif_retire(struct xrma_seg *seg);
 /* Close what retired segments are idle now: all of them, or (trim, for hot paths)
  * only once their number doubled since the last sweep. */
 void xrma_scif_retired_sweep(void);
 void xrma_scif_retired_trim(void);
 struct xrma_scif_ep *xrma_scif_ep_new(struct xrma_conn *conn);
-
-/* scif_backing.c: the pages behind windows, kept whatever the program maps later. */
-struct xrma_scif_backing;
-int xrma_scif_backing_get(void *addr, size_t len, bool writable, struct xrma_scif_backing **backing,
-			  size_t *seg_offset);
-struct xrma_seg *xrma_scif_backing_seg(const struct xrma_scif_backing *backing);
-uint64_t xrma_scif_backing_id(const struct xrma_scif_backing *backing);
-/*
- * One window lets go. true once its range may be reused; false while its last
- * user is busy (retire: hand it to the retired list instead and return true).
- */
-bool xrma_scif_backing_put(struct xrma_scif_backing *backing, bool retire);
-/* Free a backing whose segment is closed. */
-void xrma_scif_backing_free(struct xrma_scif_backing *backing);
 
 /* scif_rma.c: let go of the SCIF_RMA_USECACHE registrations (ep->lock held). */
 void xrma_scif_vcache_drop(struct xrma_scif_ep *ep);

@@ -7,8 +7,8 @@
  * One window at no fixed address is the core's mapping as it is. A range over
  * several adjacent windows, or SCIF_MAP_FIXED, needs the core's mappings
  * placed side by side: each is mapped a second time at its place with mremap,
- * which works where the provider's mappings are shared (ntb), not where they
- * are the owner's private memory (loopback: EOPNOTSUPP).
+ * which works where the provider's mappings are shared pages (registration
+ * makes them so), not where no one file holds a window's pages (EOPNOTSUPP).
  * A non-NULL address without SCIF_MAP_FIXED is a hint, as for mmap(2).
  * The prot_flags are checked against the windows and restrict the mapping;
  * a read-only window's segment refuses writable imports anyway.

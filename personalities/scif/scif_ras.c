@@ -4,8 +4,10 @@
  * (§3.5, §3.9): SCIF's rules for scif_register and scif_unregister over the
  * core's shared space (xrma_rwin, core/rwin.c), which places the windows,
  * publishes them to the peer and keeps the peer's view coherent. Each window
- * is an exported segment over the caller's pages (scif_backing.c); its range
- * stays taken after scif_unregister until those pages are idle.
+ * is an exported segment over the caller's pages, which the provider's
+ * registration makes mappable by the peer whatever backs them (a window over
+ * pages another window has already registered shares them); its range stays
+ * taken after scif_unregister until its segment is idle.
  */
 #include <errno.h>
 #include "personalities/scif/scif_internal.h"
@@ -59,10 +61,42 @@ uint32_t xrma_scif_prot(int prot)
 	       ((prot & SCIF_PROT_WRITE) ? XRMA_RWIN_PROT_WRITE : 0);
 }
 
-/* A window's pages let go: its backing (scif_backing.c). */
+/*
+ * A window lets go of its segment: true once its range may be reused; false
+ * while a transfer or mapping still uses it (retire: close it later instead
+ * and return true).
+ */
 static bool window_release(void *pages, bool retire)
 {
-	return xrma_scif_backing_put(pages, retire);
+	struct xrma_seg *seg = pages;
+
+	if (xrma_seg_close(seg) != -XRMA_EBUSY)
+		return true;
+	if (retire)
+		xrma_scif_retire(seg);
+	return retire;
+}
+
+/* Local access always; remote write only for a writable window (remote read always). */
+static int window_segment(void *addr, size_t len, bool writable, struct xrma_seg **out)
+{
+	struct xrma_seg_attr attr = {
+		.len = len, .addr = addr, .id = XRMA_ID_ANY,
+		.access = XRMA_ACCESS_LOCAL_READ | XRMA_ACCESS_LOCAL_WRITE | XRMA_ACCESS_REMOTE_READ |
+			  (writable ? XRMA_ACCESS_REMOTE_WRITE : 0),
+	};
+	struct xrma_ctx *ctx;
+	int ret = xrma_scif_ctx(&ctx);
+
+	if (!ret)
+		ret = xrma_seg_open(ctx, &attr, out);
+	if (!ret) {
+		ret = xrma_seg_export(*out, 0);
+		if (ret)
+			xrma_seg_close(*out);
+	}
+	/* MPSS refuses a window it has no room for with ENOMEM, never ENXIO. */
+	return ret == -XRMA_ERANGE || ret == -XRMA_ENOSPC ? -XRMA_ENOMEM : ret;
 }
 
 int xrma_scif_ras_setup(struct xrma_scif_ep *ep, uint64_t *ras_id)
@@ -107,20 +141,18 @@ static int ras_register(struct xrma_scif_ep *ep, void *addr, size_t len, uint64_
 			bool fixed)
 {
 	uint32_t flags = fixed ? XRMA_RWIN_FIXED : 0;
-	struct xrma_scif_backing *backing;
-	size_t seg_offset;
+	struct xrma_seg *seg;
 	int ret;
 
-	/* A place first: the caller's pages are moved only for a window that has one. */
+	/* A place first: the caller's pages are registered only for a window that has one. */
 	ret = xrma_rwin_place(ep->rwin, offset, len, flags);
 	if (!ret)
-		ret = xrma_scif_backing_get(addr, len, prot & SCIF_PROT_WRITE, &backing, &seg_offset);
+		ret = window_segment(addr, len, prot & SCIF_PROT_WRITE, &seg);
 	if (ret)
 		return ret;
-	ret = xrma_rwin_add(ep->rwin, xrma_scif_backing_seg(backing), seg_offset, len, offset,
-			    xrma_scif_prot(prot), XRMA_RWIN_FIXED, backing);
+	ret = xrma_rwin_add(ep->rwin, seg, 0, len, offset, xrma_scif_prot(prot), XRMA_RWIN_FIXED, seg);
 	if (ret)
-		xrma_scif_backing_put(backing, true);
+		window_release(seg, true);
 	return ret;
 }
 

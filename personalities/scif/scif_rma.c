@@ -180,7 +180,7 @@ static void vcache_keep(struct xrma_scif_ep *ep, uintptr_t base, size_t len, str
 		if (ep->vcache[i].used < ep->vcache[victim].used)
 			victim = i;
 	if (ep->vcache[victim].seg)
-		xrma_scif_retire(ep->vcache[victim].seg, NULL);
+		xrma_scif_retire(ep->vcache[victim].seg);
 	ep->vcache[victim].base = base;
 	ep->vcache[victim].len = len;
 	ep->vcache[victim].seg = seg;
@@ -191,7 +191,7 @@ void xrma_scif_vcache_drop(struct xrma_scif_ep *ep)
 {
 	for (size_t i = 0; i < XRMA_SCIF_VCACHE; i++) {
 		if (ep->vcache[i].seg)
-			xrma_scif_retire(ep->vcache[i].seg, NULL);
+			xrma_scif_retire(ep->vcache[i].seg);
 		ep->vcache[i].seg = NULL;
 	}
 }
@@ -234,7 +234,7 @@ static int rma_virtual(scif_epd_t epd, void *addr, size_t len, off_t roffset, in
 		if (keep && !cached)
 			vcache_keep(ep, base, attr.len, iov.seg);
 		else if (!cached)
-			xrma_scif_retire(iov.seg, NULL);
+			xrma_scif_retire(iov.seg);
 	}
 	xrma_scif_ep_leave(ep);
 	return ret ? xrma_scif_fail(ret) : 0;

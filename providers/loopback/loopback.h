@@ -274,12 +274,15 @@ struct xrma_prov_loopback_ep {
  * Exportable memory (struct xrma_prov_mem to the core). It outlives its owner
  * while importers hold references, so importers never touch freed memory.
  */
+struct hostfab_share;
+
 struct xrma_prov_loopback_mem {
 	uint64_t id;                 /* fixed; fabric-unique, never reused */
 	uint64_t cookie;             /* fixed; random, second half of the key */
 	void *addr;                  /* fixed */
 	size_t len;                  /* fixed; bytes asked for */
 	size_t map_len;              /* fixed; bytes mmapped (0: registered caller memory) */
+	struct hostfab_share *share; /* fixed; registered memory: the file behind addr, or NULL */
 	struct xrma_prov_addr owner_addr;           /* fixed */
 	struct xrma_prov_loopback_node *owner_node; /* fixed */
 	struct xrma_prov_loopback_ep *owner;  /* NULL once freed by or closed with its owner; under lock */
@@ -352,7 +355,8 @@ void xrma_prov_loopback_mem_release_all_locked(struct xrma_prov_loopback_ep *ep,
 void xrma_prov_loopback_mem_destroy(struct xrma_prov_loopback_mem *doomed);
 
 int xrma_prov_loopback_mem_alloc(void *state, size_t len, struct xrma_prov_mem **mem, void **addr);
-int xrma_prov_loopback_mem_register(void *state, void *addr, size_t len, struct xrma_prov_mem **mem);
+int xrma_prov_loopback_mem_register(void *state, void *addr, size_t len, uint32_t flags,
+				    struct xrma_prov_mem **mem);
 void xrma_prov_loopback_mem_free(void *state, struct xrma_prov_mem *mem);
 int xrma_prov_loopback_mem_export(void *state, struct xrma_prov_mem *mem, uint32_t access,
 				  struct xrma_prov_key *key);

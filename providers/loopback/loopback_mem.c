@@ -7,6 +7,7 @@
  * it or closes while imported. Transfers into it are loopback_rma.c/_map.c's job.
  */
 #include "providers/loopback/loopback.h"
+#include "providers/util/hostfab_share.h"
 
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -79,6 +80,7 @@ void xrma_prov_loopback_mem_destroy(struct xrma_prov_loopback_mem *doomed)
 
 		if (doomed->map_len)
 			munmap(doomed->addr, doomed->map_len);
+		hostfab_share_put(doomed->share);
 		free(doomed);
 		doomed = next;
 	}
@@ -184,21 +186,50 @@ int xrma_prov_loopback_mem_alloc(void *state, size_t len, struct xrma_prov_mem *
 	return 0;
 }
 
-int xrma_prov_loopback_mem_register(void *state, void *addr, size_t len, struct xrma_prov_mem **mem)
+int xrma_prov_loopback_mem_register(void *state, void *addr, size_t len, uint32_t flags,
+				    struct xrma_prov_mem **mem)
 {
 	struct xrma_prov_loopback_ep *ep = state;
 	struct xrma_prov_loopback_mem *m;
 	int ret;
 
-	if (!ep || !addr || !len || !mem)
+	size_t page = xrma_prov_loopback_caps.page_size, map_len = 0;
+	struct hostfab_share *share = NULL;
+	uint64_t file_offset;
+	void *view = addr;
+	int fd;
+
+	if (!ep || !addr || !len || !mem || (flags & ~XRMA_PROV_REGISTER_SHARE))
 		return -XRMA_EINVAL;
 	if (len > xrma_prov_loopback_caps.max_seg_size)
 		return -XRMA_ERANGE;
+	/*
+	 * Importers are in this process, but a segment is the pages registered, not
+	 * whatever the program maps there later, and mappings of it are shared pages:
+	 * so we reach the pages through a view of our own on the file behind them.
+	 * Where no file can hold them, the caller's range as it is.
+	 */
+	if ((flags & XRMA_PROV_REGISTER_SHARE) && !hostfab_share_get(addr, len, &fd, &file_offset, &share)) {
+		map_len = (len + page - 1) & ~(page - 1);
+		view = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)file_offset);
+		if (view == MAP_FAILED) {
+			hostfab_share_put(share);
+			share = NULL;
+			view = addr;
+			map_len = 0;
+		}
+	}
 	/* map_len 0: the caller's memory, never unmapped by us. */
-	ret = xrma_prov_loopback_mem_add(ep, addr, len, 0, &m);
-	if (!ret)
-		*mem = (struct xrma_prov_mem *)m;
-	return ret;
+	ret = xrma_prov_loopback_mem_add(ep, view, len, map_len, &m);
+	if (ret) {
+		if (map_len)
+			munmap(view, map_len);
+		hostfab_share_put(share);
+		return ret;
+	}
+	m->share = share;
+	*mem = (struct xrma_prov_mem *)m;
+	return 0;
 }
 
 void xrma_prov_loopback_mem_free(void *state, struct xrma_prov_mem *mem)

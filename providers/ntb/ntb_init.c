@@ -12,13 +12,18 @@
 #include "providers/util/hostfab.h"
 
 /* The bus address Intel's B2B set-up gives the first window (XEON_B2B_BAR2_ADDR64). */
+/*
+ * Windows default to 64 GiB, a 64-bit BAR's size on current bridges: SCIF
+ * programs register windows of a GiB and more, which a smaller default would
+ * refuse (each segment lies in one window).
+ */
 #define NTB_BUS_BASE 0x2000000000000000ull
 
 static const struct xrma_caps ntb_caps = {
 	.flags = XRMA_CAP_MAP | XRMA_CAP_BROADCAST | XRMA_CAP_ATOMIC | XRMA_CAP_REGISTER | XRMA_CAP_DOORBELL |
 		 XRMA_CAP_MULTIPROC | XRMA_CAP_BUS_ADDR | XRMA_CAP_BUS_IMPORT | XRMA_CAP_LOCAL_VIRTUAL,
 	.page_size = 4096,
-	.max_seg_size = (size_t)512 << 20,
+	.max_seg_size = (size_t)64 << 30,
 	.rma_offset_align = 1,
 	.rma_size_align = 1,
 	.max_segs = HOSTFAB_EXPORT_MAX,
@@ -29,7 +34,7 @@ static const struct xrma_caps ntb_caps = {
 	.ctrl_msg_max = 65536,
 	.spad_count = 16,
 	.mw_count = 2,
-	.mw_size = (uint64_t)512 << 20,
+	.mw_size = (uint64_t)64 << 30,
 	.xlat_align = 4096,
 };
 

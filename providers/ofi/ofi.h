@@ -441,7 +441,7 @@ int ofi_node_probe(void *state, uint32_t node, int timeout_ms);
 
 /* ofi_mem.c */
 int ofi_mem_alloc(void *state, size_t len, struct xrma_prov_mem **mem, void **addr);
-int ofi_mem_register(void *state, void *addr, size_t len, struct xrma_prov_mem **mem);
+int ofi_mem_register(void *state, void *addr, size_t len, uint32_t flags, struct xrma_prov_mem **mem);
 void ofi_mem_free(void *state, struct xrma_prov_mem *mem);
 int ofi_mem_export(void *state, struct xrma_prov_mem *mem, uint32_t access,
 		   struct xrma_prov_key *key);

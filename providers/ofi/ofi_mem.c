@@ -113,11 +113,12 @@ int ofi_mem_alloc(void *state, size_t len, struct xrma_prov_mem **mem, void **ad
 	return 0;
 }
 
-int ofi_mem_register(void *state, void *addr, size_t len, struct xrma_prov_mem **mem)
+int ofi_mem_register(void *state, void *addr, size_t len, uint32_t flags, struct xrma_prov_mem **mem)
 {
 	struct ofi_ep *ep = state;
 
-	if (!addr || !len || !mem)
+	/* Nothing to share: ofi has no load/store mapping of remote memory (no XRMA_CAP_MAP). */
+	if (!addr || !len || !mem || (flags & ~XRMA_PROV_REGISTER_SHARE))
 		return -XRMA_EINVAL;
 	return mem_track(ep, addr, len, false, (struct ofi_mem **)mem);
 }

@@ -44,6 +44,7 @@
 #include <xrma/errors.h>
 #include "providers/provider.h"
 #include "common/killpoint.h"
+#include "providers/util/hostfab_share.h"
 
 /* ---------------------------------------------------------------- limits */
 
@@ -236,13 +237,16 @@ struct hostfab_conn {
 enum hostfab_mem_kind {
 	HOSTFAB_MEM_MEMFD = 1,   /* ours, shareable: importers map it */
 	HOSTFAB_MEM_USER = 2,    /* the caller's registered pages */
+	HOSTFAB_MEM_SHARED = 3,  /* the caller's registered pages, on a file importers map */
 };
 
 /* Memory an endpoint owns (struct xrma_prov_mem to the core). */
 struct hostfab_mem {
 	struct hostfab_mem *next, *prev;   /* ep->mems; under ep->lock */
 	enum hostfab_mem_kind kind;        /* fixed */
-	int fd;                            /* fixed: the memfd, or -1 */
+	int fd;                            /* fixed: the memfd or shared file, or -1 */
+	uint64_t file_offset;              /* fixed: SHARED: where addr is in fd */
+	struct hostfab_share *share;       /* fixed: SHARED: the table entry behind fd */
 	void *addr;                        /* fixed */
 	size_t len;                        /* fixed */
 	size_t map_len;                    /* fixed: bytes mapped (MEMFD) */
@@ -262,7 +266,8 @@ struct hostfab_rmem {
 	uint32_t access;                   /* fixed */
 	unsigned char *base;               /* fixed: MEMFD: the whole mapping */
 	size_t map_len;                    /* fixed */
-	int mem_fd;                        /* fixed: MEMFD: kept for map */
+	int mem_fd;                        /* fixed: MEMFD, SHARED: kept for map */
+	uint64_t file_offset;              /* fixed: where the memory starts in mem_fd */
 	struct hostfab_dirmap *odir;       /* fixed: the owner's directory (USER) */
 	pthread_mutex_t stage_lock;        /* one staged request at a time */
 	int stage_fd;                      /* under stage_lock; -1 until opened */
@@ -387,7 +392,7 @@ void hostfab_chan_send_link(struct hostfab_ep *ep, uint32_t to, uint32_t about, 
 
 /* hostfab_mem.c */
 int hostfab_mem_alloc(void *state, size_t len, struct xrma_prov_mem **mem, void **addr);
-int hostfab_mem_register(void *state, void *addr, size_t len, struct xrma_prov_mem **mem);
+int hostfab_mem_register(void *state, void *addr, size_t len, uint32_t flags, struct xrma_prov_mem **mem);
 void hostfab_mem_free(void *state, struct xrma_prov_mem *mem);
 int hostfab_mem_export(void *state, struct xrma_prov_mem *mem, uint32_t access,
 		       struct xrma_prov_key *key);
@@ -407,10 +412,11 @@ int hostfab_bus_owner(void *state, uint32_t node, uint64_t bus, struct xrma_prov
 int hostfab_bus_permit(void *state, const struct xrma_prov_addr *src);
 /* Whether src's endpoint runs as our user (false if it is gone). */
 bool hostfab_peer_same_user(struct hostfab_ep *ep, const struct xrma_prov_addr *src);
-/* Ask owner for a descriptor (kind FETCH or STAGE); keeps the connection in *conn_fd if asked. */
+/* Ask owner for a descriptor (kind FETCH or STAGE); keeps the connection in *conn_fd if asked,
+ * and for FETCH tells where the memory starts in it (*file_offset, if asked). */
 int hostfab_mem_request(struct hostfab_ep *ep, const struct xrma_prov_addr *owner,
 			const struct hostfab_key *k, uint32_t kind, uint32_t access, int *conn_fd,
-			int *mem_fd);
+			int *mem_fd, uint64_t *file_offset);
 /* Our exported memory at (index, gen), cookie checked unless 0 (under ep->lock). */
 struct hostfab_mem *hostfab_mem_find_locked(struct hostfab_ep *ep, uint32_t index, uint64_t gen,
 					    uint64_t cookie);

@@ -7,10 +7,12 @@
  * only over a connection the owner accepted (SO_PEERCRED), in answer to a
  * FETCH that names a live export with the right cookie; an importer without
  * write rights gets a read-only descriptor, so it cannot map the pages
- * writable either. Registered memory stays the caller's ordinary pages:
- * importers reach it by cross-memory attach or through the owner's staging
- * channel (hostfab_rma.c). Exports are entries in the node directory, which
- * is where window space is accounted.
+ * writable either. Registered memory asked to be shareable is put on a file
+ * (hostfab_share.c) that travels the same way, at its offset; otherwise, or
+ * where no file can hold it, it stays the caller's ordinary pages, which
+ * importers reach by cross-memory attach or through the owner's staging
+ * channel (hostfab_rma.c) and cannot map. Exports are entries in the node
+ * directory, which is where window space is accounted.
  */
 #include "providers/util/hostfab.h"
 #include <xrma/seg.h>
@@ -38,6 +40,7 @@ struct hostfab_fetch_reply {
 	struct hostfab_hdr hdr;
 	int32_t status;
 	uint32_t pad;
+	uint64_t file_offset;    /* FETCH: where the memory starts in the descriptor */
 };
 
 static uint64_t random_cookie(void)
@@ -118,14 +121,16 @@ int hostfab_mem_alloc(void *state, size_t len, struct xrma_prov_mem **mem, void 
 	return 0;
 }
 
-int hostfab_mem_register(void *state, void *addr, size_t len, struct xrma_prov_mem **mem)
+int hostfab_mem_register(void *state, void *addr, size_t len, uint32_t flags, struct xrma_prov_mem **mem)
 {
 	struct hostfab_ep *ep = state;
 	const struct hostfab_model *model;
+	struct hostfab_share *share = NULL;
+	uint64_t file_offset = 0;
 	struct hostfab_mem *m;
-	int ret;
+	int fd = -1, ret;
 
-	if (!ep || !addr || !len || !mem)
+	if (!ep || !addr || !len || !mem || (flags & ~XRMA_PROV_REGISTER_SHARE))
 		return -XRMA_EINVAL;
 	model = ep->model;
 	if (model->xlat_align > 1 && (uintptr_t)addr % model->xlat_align) {
@@ -133,9 +138,17 @@ int hostfab_mem_register(void *state, void *addr, size_t len, struct xrma_prov_m
 			       model->name, addr, (unsigned long long)model->xlat_align);
 		return -XRMA_EALIGN_OFFSET;
 	}
-	ret = mem_add(ep, HOSTFAB_MEM_USER, -1, addr, len, 0, &m);
-	if (ret)
+	/* Pages no one file can hold stay where they are: transfers still reach them, maps cannot. */
+	if ((flags & XRMA_PROV_REGISTER_SHARE) && hostfab_share_get(addr, len, &fd, &file_offset, &share))
+		share = NULL;
+	ret = mem_add(ep, share ? HOSTFAB_MEM_SHARED : HOSTFAB_MEM_USER, share ? fd : -1, addr, len,
+		      share ? page_round(len) : 0, &m);
+	if (ret) {
+		hostfab_share_put(share);
 		return ret;
+	}
+	m->file_offset = file_offset;
+	m->share = share;
 	*mem = (struct xrma_prov_mem *)m;
 	return 0;
 }
@@ -181,6 +194,8 @@ void hostfab_mem_free(void *state, struct xrma_prov_mem *mem)
 		munmap(m->addr, m->map_len);
 		close(m->fd);
 	}
+	/* The caller's pages stay on the file; we only let go of it. */
+	hostfab_share_put(m->share);
 	free(m);
 }
 
@@ -262,7 +277,7 @@ static int export_check(struct hostfab_dirmap *odir, const struct xrma_prov_addr
 /* Ask the owner for a descriptor: FETCH (the memory) or STAGE (a staging buffer). */
 int hostfab_mem_request(struct hostfab_ep *ep, const struct xrma_prov_addr *owner,
 			const struct hostfab_key *k, uint32_t kind, uint32_t access, int *conn_fd,
-			int *mem_fd)
+			int *mem_fd, uint64_t *file_offset)
 {
 	struct hostfab_fetch_req req = {
 		.hdr = { .kind = kind, .node = ep->self.node, .ep = ep->self.ep },
@@ -288,6 +303,8 @@ int hostfab_mem_request(struct hostfab_ep *ep, const struct xrma_prov_addr *owne
 			ret = -XRMA_EIO;
 		else
 			ret = 0;
+		if (!ret && file_offset)
+			*file_offset = rep.file_offset;
 	}
 	if (ret) {
 		if (*mem_fd >= 0)
@@ -319,7 +336,7 @@ int hostfab_mem_import(void *state, const struct xrma_prov_addr *owner,
 	if (!ep || !owner || !key || !rmem || !len || key->len != sizeof(k))
 		return -XRMA_EINVAL;
 	memcpy(&k, key->bytes, sizeof(k));
-	if (k.kind != HOSTFAB_MEM_MEMFD && k.kind != HOSTFAB_MEM_USER)
+	if (k.kind != HOSTFAB_MEM_MEMFD && k.kind != HOSTFAB_MEM_USER && k.kind != HOSTFAB_MEM_SHARED)
 		return -XRMA_EINVAL;
 	ret = hostfab_dir_peer(ep, owner->node, &odir);
 	if (ret)
@@ -342,14 +359,16 @@ int hostfab_mem_import(void *state, const struct xrma_prov_addr *owner,
 	r->stage_fd = -1;
 	r->odir = odir;
 	pthread_mutex_init(&r->stage_lock, NULL);
-	if (k.kind == HOSTFAB_MEM_MEMFD) {
+	if (k.kind == HOSTFAB_MEM_MEMFD || k.kind == HOSTFAB_MEM_SHARED) {
 		bool writable = (access & XRMA_ACCESS_REMOTE_WRITE) != 0;
 
-		ret = hostfab_mem_request(ep, owner, &k, HOSTFAB_MSG_FETCH, access, NULL, &r->mem_fd);
+		ret = hostfab_mem_request(ep, owner, &k, HOSTFAB_MSG_FETCH, access, NULL, &r->mem_fd,
+					  &r->file_offset);
 		if (!ret) {
 			r->map_len = page_round(len);
+			/* NORESERVE: a large window costs address space, not memory, until touched. */
 			r->base = mmap(NULL, r->map_len, PROT_READ | (writable ? PROT_WRITE : 0),
-				       MAP_SHARED, r->mem_fd, 0);
+				       MAP_SHARED | MAP_NORESERVE, r->mem_fd, (off_t)r->file_offset);
 			if (r->base == MAP_FAILED) {
 				r->base = NULL;
 				ret = -XRMA_ENOMEM;
@@ -420,8 +439,11 @@ void hostfab_mem_serve(struct hostfab_ep *ep, struct hostfab_conn *conn, const v
 		rep.status = -XRMA_ENOENT;
 	else if (req.access & remote & ~m->access)
 		rep.status = -XRMA_EACCES;
-	else if (req.hdr.kind == HOSTFAB_MSG_FETCH && m->kind == HOSTFAB_MEM_MEMFD)
+	else if (req.hdr.kind == HOSTFAB_MSG_FETCH &&
+		 (m->kind == HOSTFAB_MEM_MEMFD || m->kind == HOSTFAB_MEM_SHARED)) {
 		pass = m->fd;
+		rep.file_offset = m->file_offset;
+	}
 	else if (req.hdr.kind == HOSTFAB_MSG_STAGE && m->kind == HOSTFAB_MEM_USER)
 		pass = -2;   /* a staging buffer, made below */
 	else

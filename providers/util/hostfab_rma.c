@@ -153,7 +153,7 @@ static int stage_open(struct hostfab_ep *ep, struct hostfab_rmem *r)
 
 	if (r->stage)
 		return 0;
-	ret = hostfab_mem_request(ep, &r->owner, &r->key, HOSTFAB_MSG_STAGE, r->access, &conn, &mfd);
+	ret = hostfab_mem_request(ep, &r->owner, &r->key, HOSTFAB_MSG_STAGE, r->access, &conn, &mfd, NULL);
 	if (ret)
 		return ret;
 	r->stage = mmap(NULL, HOSTFAB_STAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
@@ -322,8 +322,8 @@ int hostfab_map(void *state, struct xrma_prov_rmem *rmem, size_t offset, size_t 
 	if (!ep || !r || !len || !addr)
 		return -XRMA_EINVAL;
 	if (r->mem_fd < 0) {
-		hostfab_detail("%s: registered memory of another process cannot be mapped; "
-			       "export memory the provider allocated", ep->model->name);
+		hostfab_detail("%s: this registered memory is on no file another process can map "
+			       "(mixed, unreadable or unaligned pages)", ep->model->name);
 		return -XRMA_ENOTSUP;
 	}
 	if (offset > r->map_len || r->map_len - offset < len)
@@ -332,7 +332,7 @@ int hostfab_map(void *state, struct xrma_prov_rmem *rmem, size_t offset, size_t 
 		mprot |= PROT_READ;
 	if (prot & XRMA_MAP_WRITE)
 		mprot |= PROT_WRITE;
-	p = mmap(NULL, len, mprot ? mprot : PROT_READ, MAP_SHARED, r->mem_fd, (off_t)offset);
+	p = mmap(NULL, len, mprot ? mprot : PROT_READ, MAP_SHARED, r->mem_fd, (off_t)(r->file_offset + offset));
 	if (p == MAP_FAILED)
 		return errno == EACCES ? -XRMA_EACCES : -XRMA_ENOMEM;
 	*addr = p;

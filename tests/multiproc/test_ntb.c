@@ -3,8 +3,9 @@
  * tests/multiproc/test_ntb.c: the ntb provider across real processes. The
  * test program is node 1; it re-executes itself as nodes 2..4 (proc.h), all on
  * a fabric unique to this run. Covered: export/import and mapped store/load
- * visibility, RMA both ways into provider memory, into registered memory by
- * cross-memory attach and by the forced staging fallback, atomics, doorbells
+ * visibility, RMA both ways into provider memory, into registered memory that
+ * stays in place (no one file holds it) by cross-memory attach and by the
+ * forced staging fallback, atomics, doorbells
  * and scratchpads, every configurable limit, a peer SIGKILLed in the middle of
  * transfers (event, survivor goes on, directory cleaned), two fabrics side by
  * side, a three-importer fan-in, and a process of another user refused.
@@ -124,7 +125,7 @@ static int child_registered(int sock, const char *arg)
 	PROC_CHECK(proc_expect(sock, MSG_READY, MP_TIMEOUT_MS) == 0);
 	PROC_CHECK_RC(xrma_rseg_open(ctx, 1, SEG_ID, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
 				     0, MP_TIMEOUT_MS, &r), 0);
-	/* Ordinary pages of another process cannot be mapped. */
+	/* Pages no one file holds (part shared, part private) cannot be mapped. */
 	PROC_CHECK_RC(xrma_rseg_map(r, 0, 4096, XRMA_MAP_READ, &map), XRMA_ENOTSUP);
 	PROC_CHECK_RC(xrma_seg_open(ctx, &la, &local), 0);
 	xrma_seg_addr(local, (void **)&lp);
@@ -327,6 +328,10 @@ static void registered_case(const char *cma)
 	uint64_t word;
 
 	assert_true(buf != MAP_FAILED);
+	/* A first page of other memory keeps the registration in place (no one file holds
+	 * it all), so transfers take cross-memory attach or the staging path. */
+	assert_true(mmap(buf, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+		    buf);
 	assert_rc(ctx_open_node(fabric, 1, &ctx), 0);
 	assert_rc(seg_make(ctx, SEG_ID, SEG_LEN, buf, 9, &seg), 0);
 	if (cma)
