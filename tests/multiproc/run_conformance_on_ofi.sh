@@ -18,9 +18,11 @@ trap 'rm -rf "$dir"' EXIT
 XRMA_PROVIDER=ofi
 XRMA_OFI_NODES=$dir/nodes
 XRMA_OFI_LIVENESS_MS=${XRMA_OFI_LIVENESS_MS:-1500}
+# The provider is a module: this build's, also when run alone (make check sets the same).
+XRMA_PROVIDER_PATH=${XRMA_PROVIDER_PATH:-$top_builddir/providers/ofi/.libs}
 # Only read by ThreadSanitizer builds: libfabric's own copies are not the programs' races.
 TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }suppressions=$(cd "$(dirname "$0")" && pwd)/ofi_tsan.supp"
-export XRMA_PROVIDER XRMA_OFI_NODES XRMA_OFI_LIVENESS_MS TSAN_OPTIONS
+export XRMA_PROVIDER XRMA_OFI_NODES XRMA_OFI_LIVENESS_MS XRMA_PROVIDER_PATH TSAN_OPTIONS
 
 failed=0
 for t in tests/conformance/sisci/test_sisci_multiproc \
