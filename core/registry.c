@@ -3,7 +3,9 @@
  * core/registry.c: the providers compiled in (the list in providers/providers.h),
  * plus any added at run time (mock providers in tests), and the rule that picks
  * one. The core names no concrete provider: the list and the default name come
- * from providers/.
+ * from providers/. A provider built as a module is listed by its entry in
+ * libxrma (name, description, caps) and loaded when it is first looked up by
+ * name (core/prov_module.c), so listing the providers loads none.
  */
 #include "core/registry.h"
 
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <xrma/errors.h>
+#include "core/prov_module.h"
 #include "providers/providers.h"
 
 #define REGISTRY_MAX 16
@@ -128,19 +131,36 @@ int xrma_registry_remove(const struct xrma_provider *prov)
 	return ret;
 }
 
-const struct xrma_provider *xrma_registry_find(const char *name)
+/* The provider called name, its module loaded first if it is one; under the lock, so
+ * two threads choosing it at once load it once. */
+static int lookup(const char *name, const struct xrma_provider **prov)
 {
-	const struct xrma_provider *prov = NULL;
-	int i;
+	int i, ret = 0;
 
+	*prov = NULL;
 	if (!name)
-		return NULL;
+		return -XRMA_ENOPROV;
 	pthread_mutex_lock(&registry.lock);
 	load_locked();
 	i = find_locked(name);
-	if (i >= 0)
-		prov = registry.list[i];
+	if (i < 0) {
+		ret = -XRMA_ENOPROV;
+	} else if (!registry.list[i]->ops) {
+		ret = xrma_prov_module_load(registry.list[i], prov);
+		if (!ret)
+			registry.list[i] = *prov;
+	} else {
+		*prov = registry.list[i];
+	}
 	pthread_mutex_unlock(&registry.lock);
+	return ret;
+}
+
+const struct xrma_provider *xrma_registry_find(const char *name)
+{
+	const struct xrma_provider *prov;
+
+	lookup(name, &prov);
 	return prov;
 }
 
@@ -157,8 +177,7 @@ int xrma_registry_choose(const char *requested, const struct xrma_config *cfg,
 		if (!name || !*name)
 			name = registry_default_name;
 	}
-	*prov = xrma_registry_find(name);
-	return *prov ? 0 : -XRMA_ENOPROV;
+	return lookup(name, prov);
 }
 
 const char *xrma_provider_default(void)

@@ -247,11 +247,22 @@ struct xrma_provider_ops {
 			   struct xrma_rseg_errors *errors);
 };
 
+struct xrma_config_table;
+
 struct xrma_provider {
 	const char *name;
 	const char *description;
 	const struct xrma_caps *caps;
 	const struct xrma_provider_ops *ops;
+	/*
+	 * Only in libxrma's entry for a provider built as a module (a heavy
+	 * dependency, such as libfabric, stays out of programs that never choose
+	 * it): ops is NULL, module names the file the registry loads when the
+	 * provider is chosen (providers/provider_module.h) and keys is the
+	 * provider's key table, which stays in libxrma with the parser.
+	 */
+	const char *module;
+	const struct xrma_config_table *keys;
 };
 
 #endif

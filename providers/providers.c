@@ -2,8 +2,10 @@
 /*
  * providers/providers.c: the list of providers compiled in, for core/registry.c.
  * Each provider exports one struct xrma_provider (its ops and caps); nothing
- * else of a provider is visible here. configure decides which are built
- * (XRMA_PROV_<NAME> in config.h); loopback always is.
+ * else of a provider is visible here. A provider built as a module (ofi) is
+ * here as its entry in libxrma, with no ops until core/registry.c loads it.
+ * configure decides which are built (XRMA_PROV_<NAME> in config.h); loopback
+ * always is.
  */
 #include "providers/providers.h"
 

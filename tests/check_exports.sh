@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/check_exports.sh: fail if the shared libxrma exports any symbol not named xrma_*.
+# tests/check_exports.sh: fail if the shared libxrma exports any symbol not named xrma_*
+# or needs libfabric, or if the ofi module exports anything but its entry symbol.
 # The version script (core/libxrma.map) and -fvisibility=hidden should make this hold;
 # this test catches a change to either. Skipped (77) only when libtool built no shared
 # library (--disable-shared); a library that should exist and does not is a failure.
@@ -37,5 +38,25 @@ if [ -n "$bad" ]; then
 fi
 
 count=$(printf '%s\n' "$syms" | awk '$NF ~ /^xrma_/' | wc -l)
-echo "PASS: $lib exports $count symbols, all named xrma_*"
+
+# libfabric is the ofi module's alone: libxrma must not need it, and the module exports
+# its entry symbol and nothing else (providers/provider_module.h).
+if ${OBJDUMP:-objdump} -p "$lib" 2>/dev/null | grep -q 'NEEDED.*libfabric'; then
+	echo "FAIL: $lib needs libfabric (the ofi provider must stay a module)"
+	exit 1
+fi
+module=$builddir/providers/ofi/.libs/libxrma-ofi.so
+if [ -f "$builddir/providers/ofi/libxrma-ofi.la" ]; then
+	[ -f "$module" ] || { echo "FAIL: $module missing"; exit 1; }
+	msyms=$($nm -D --defined-only "$module" | awk 'NF >= 2 && $(NF - 1) != "A" {
+		name = $NF; sub(/@.*/, "", name)
+		if (name !~ /^(_init|_fini|__bss_start|_edata|_end)$/) print name }')
+	if [ "$msyms" != xrma_prov_module ]; then
+		echo "FAIL: $module exports more or less than xrma_prov_module:"
+		printf '%s\n' "$msyms" | sed 's/^/  /'
+		exit 1
+	fi
+fi
+
+echo "PASS: $lib exports $count symbols, all named xrma_*, and needs no libfabric"
 exit 0

@@ -13,6 +13,9 @@ me=xrma-bench
 # The build tree is the one this script sits in (BUILDDIR/tools/xrma-bench), found at run
 # time so a copied or moved tree runs its own programs.
 builddir=${XRMA_BENCH_BUILDDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+# The ofi provider is a module: this tree's, unless the caller names other directories.
+XRMA_PROVIDER_PATH=${XRMA_PROVIDER_PATH:-$builddir/providers/ofi/.libs}
+export XRMA_PROVIDER_PATH
 
 usage() {
 	cat <<EOF

@@ -376,7 +376,10 @@ static int open_local(const char *provider, struct xrma_ctx **ctx, int *adapter)
 
 	*adapter = -1;
 	if (ret) {
-		fprintf(stderr, "xrma_info: cannot open a context: %s\n", xrma_strerror(ret));
+		const char *why = xrma_error_detail();
+
+		fprintf(stderr, "xrma_info: cannot open a context: %s%s%s\n", xrma_strerror(ret),
+			why && *why ? ": " : "", why && *why ? why : "");
 		return 1;
 	}
 	if (!xrma_ctx_adapter(*ctx, &a))

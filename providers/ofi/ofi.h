@@ -24,10 +24,14 @@
  * keeps write-after-write order only without atomics (ofi_rxm), transfer
  * endpoints are opened without them and atomics go between control endpoints.
  *
- * Pieces, one file each:
+ * Pieces, one file each; all but ofi_entry.c, ofi_caps.c and ofi_config.c are
+ * the module libxrma-ofi.so, loaded when a program chooses ofi:
+ *  - ofi_entry.c    libxrma's entry for the provider (listed without loading it);
+ *  - ofi_module.c   the module's exported symbol and the core's calls;
  *  - ofi_init.c     open/close (fi_getinfo, fabric, domain, AV, CQ, endpoint),
  *                   the ops table;
- *  - ofi_caps.c     capability bits and limits;
+ *  - ofi_caps.c     capability bits and limits (in libxrma and in the module);
+ *  - ofi_config.c   the [ofi] keys (in libxrma, with the parser);
  *  - ofi_nodes.c    the node file and peer address resolution;
  *  - ofi_names.c    this node's name tables (segment ids, ports, interrupts);
  *  - ofi_control.c  messages: the send queue, receive buffers, the progress
@@ -55,10 +59,25 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 #include "providers/provider.h"
+#include "providers/provider_module.h"
 #include "providers/ofi/ofi_config.h"
 
-extern const struct xrma_provider xrma_prov_ofi;
+/* libxrma's entry for the provider (ofi_entry.c) and the module's provider (ofi_init.c):
+ * the same name, description and caps (ofi_caps.c, built into both). */
+#define OFI_DESCRIPTION "libfabric RDM endpoints: nodes across hosts (node file)"
+#define OFI_MODULE_FILE "libxrma-ofi.so"
+extern const struct xrma_provider ofi_provider;
 extern const struct xrma_caps xrma_prov_ofi_caps;
+
+/* The core that loaded the module (ofi_module.c): every call the provider makes into
+ * the core goes through it, as the module links no part of libxrma. */
+extern const struct xrma_prov_core_calls *ofi_core;
+
+/* A fail point of the test-only core (common/killpoint.h); never hit otherwise. */
+static inline bool ofi_fail_point(const char *name)
+{
+	return ofi_core->failpoint_hit && ofi_core->failpoint_hit(name);
+}
 
 #define OFI_DEFAULT_PORT "7471"
 /*

@@ -21,7 +21,6 @@
 #include <rdma/fi_errno.h>
 #include <xrma/errors.h>
 #include "core/config.h"
-#include "common/detail.h"
 
 /* Where the kernel would wait for longer than any test or user would. */
 #define OFI_LIVENESS_MAX_MS 600000u
@@ -33,7 +32,7 @@ void ofi_detail(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	xrma_detail_vset(fmt, ap);
+	ofi_core->detail_vset(fmt, ap);
 	va_end(ap);
 }
 
@@ -117,13 +116,13 @@ static struct fi_info *ofi_hints(const char *prov, const char *iface, bool atomi
 /* This provider's keys (its table in ofi_config.c). */
 static const char *ofi_config_value(const struct xrma_config *cfg, enum ofi_config_key key)
 {
-	return xrma_config_table_value(cfg, &xrma_prov_ofi_config, key);
+	return ofi_core->config_table_value(cfg, ofi_core->keys, key);
 }
 
 static int ofi_config_size(const struct xrma_config *cfg, enum ofi_config_key key, uint64_t max,
 			   uint64_t *value)
 {
-	return xrma_config_table_size(cfg, &xrma_prov_ofi_config, key, max, value);
+	return ofi_core->config_table_size(cfg, ofi_core->keys, key, max, value);
 }
 
 static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, const char **nodes,
@@ -172,7 +171,7 @@ static int ofi_read_config(struct ofi_ep *ep, const struct xrma_config *cfg, con
 	/* The cluster's node file, unless ofi is given one of its own. */
 	*nodes = ofi_config_value(cfg, OFI_CONFIG_NODES);
 	if (!*nodes || !**nodes)
-		*nodes = xrma_config_value(cfg, XRMA_CONFIG_NODES);
+		*nodes = ofi_core->config_value(cfg, XRMA_CONFIG_NODES);
 	*iface = ofi_config_value(cfg, OFI_CONFIG_IFACE);
 	if (!*nodes || !**nodes) {
 		ofi_detail("ofi: no node file: set xrma.nodes (XRMA_NODES) or ofi.nodes (XRMA_OFI_NODES) "
@@ -530,7 +529,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 				   me->host, me->port, args->node_id, args->node_id);
 		else
 			ofi_detail("ofi: cannot open a '%s' endpoint at %s:%s: %s", ep->prov_name,
-				   me->host, me->port, xrma_strerror(ret));
+				   me->host, me->port, ofi_core->strerror(ret));
 		goto err_objects;
 	}
 	ofi_open_transfer_ep(ep, transfer_eps, me->host, iface);
@@ -594,9 +593,9 @@ static const struct xrma_provider_ops ofi_ops = {
 	.atomic = ofi_atomic,
 };
 
-const struct xrma_provider xrma_prov_ofi = {
+const struct xrma_provider ofi_provider = {
 	.name = "ofi",
-	.description = "libfabric RDM endpoints: nodes across hosts (node file)",
+	.description = OFI_DESCRIPTION,
 	.caps = &xrma_prov_ofi_caps,
 	.ops = &ofi_ops,
 };

@@ -24,12 +24,12 @@ int ofi_nodes_load(struct ofi_ep *ep, const char *path, const char *key)
 	int ret;
 
 	/* One format for the whole library: the core parses, ofi keeps what it resolves. */
-	ret = xrma_node_list_load(path, key, &list);
+	ret = ofi_core->node_list_load(path, key, &list);
 	if (ret)
 		return ret;
 	ep->peers = calloc(list.count ? list.count : 1, sizeof(*ep->peers));
 	if (!ep->peers) {
-		xrma_node_list_free(&list);
+		ofi_core->node_list_free(&list);
 		return -XRMA_ENOMEM;
 	}
 	for (size_t i = 0; i < list.count; i++) {
@@ -43,7 +43,7 @@ int ofi_nodes_load(struct ofi_ep *ep, const char *path, const char *key)
 		peer->rma_addr = FI_ADDR_NOTAVAIL;
 	}
 	ep->peer_count = list.count;
-	xrma_node_list_free(&list);
+	ofi_core->node_list_free(&list);
 	return 0;
 }
 

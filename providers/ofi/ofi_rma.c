@@ -14,7 +14,6 @@
  * declared lost (then the last completion frees the wait record).
  */
 #include "providers/ofi/ofi.h"
-#include "common/killpoint.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -583,7 +582,7 @@ static int rma_run(struct ofi_ep *ep, enum xrma_rma_op op, struct ofi_rmem *r,
 			ret = wait_all(ep, x, &r->owner, NULL);
 		}
 		/* The test-only libraries' stand-in for meeting the old connection (test_faults_ofi). */
-		if (!ret && reconnect && !give_up && XRMA_FAIL_POINT("ofi.rma.old_connection"))
+		if (!ret && reconnect && !give_up && ofi_fail_point("ofi.rma.old_connection"))
 			ret = -XRMA_ELOST;
 		if (!ret && reconnect)
 			owner_proven(ep, &r->owner);

@@ -18,9 +18,11 @@ trap 'rm -rf "$dir"' EXIT
 XRMA_PROVIDER=ofi
 XRMA_OFI_NODES=$dir/nodes
 XRMA_OFI_LIVENESS_MS=${XRMA_OFI_LIVENESS_MS:-1500}
+# The provider is a module: this build's, also when run alone (make check sets the same).
+XRMA_PROVIDER_PATH=${XRMA_PROVIDER_PATH:-$top_builddir/providers/ofi/.libs}
 # Only read by ThreadSanitizer builds: libfabric's own copies are not the programs' races.
 TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }suppressions=$(cd "$(dirname "$0")" && pwd)/ofi_tsan.supp"
-export XRMA_PROVIDER XRMA_OFI_NODES XRMA_OFI_LIVENESS_MS TSAN_OPTIONS
+export XRMA_PROVIDER XRMA_OFI_NODES XRMA_OFI_LIVENESS_MS XRMA_PROVIDER_PATH TSAN_OPTIONS
 
 # A program that hangs is killed after this long; sanitized builds get more (XRMA_TEST_TIME_SCALE).
 limit=${XRMA_OFI_CONFORMANCE_TIMEOUT:-$((120 * ${XRMA_TEST_TIME_SCALE:-1}))}
