@@ -116,6 +116,11 @@ static int request_import(struct xrma_core_rseg *rseg, const struct rseg_target 
 	if (t->raw) {
 		rseg->id = reply.arg[2];
 		rseg->base = (size_t)reply.arg[3];
+		rseg->bus = t->bus;
+		rseg->has_bus = true;
+	} else if (reply.arg[3] & XRMA_WIRE_IMPORT_REPLY_BUS) {
+		rseg->bus = reply.arg[2];
+		rseg->has_bus = true;
 	}
 	key->len = reply.payload_len;
 	memcpy(key->bytes, reply.payload, reply.payload_len);
@@ -320,6 +325,26 @@ RSEG_GETTER(node, uint32_t, rseg->owner.node)
 RSEG_GETTER(id, uint64_t, rseg->id)
 RSEG_GETTER(access, uint32_t, rseg->access)
 RSEG_GETTER(state, enum xrma_rseg_state, rseg->state)
+
+int xrma_rseg_bus_addr(struct xrma_rseg *handle, uint64_t *bus)
+{
+	struct xrma_core_rseg *rseg;
+	int ret;
+
+	if (!bus)
+		return -XRMA_EINVAL;
+	ret = xrma_core_rseg_acquire(handle, &rseg);
+	if (ret)
+		return ret;
+	if (!(rseg->ctx->caps.flags & XRMA_CAP_BUS_ADDR))
+		ret = -XRMA_ENOTSUP;
+	else if (!rseg->has_bus)
+		ret = -XRMA_ENOTAVAIL;
+	else
+		*bus = rseg->bus;
+	xrma_handle_put(&rseg->obj);
+	return ret;
+}
 
 int xrma_core_rseg_usable(struct xrma_core_rseg *rseg)
 {

@@ -31,6 +31,9 @@ struct xrma_core_rseg {
 	 * provider imported (base; 0 otherwise), and no handshake (raw). */
 	size_t base;                        /* fixed once imported */
 	bool raw;                           /* fixed */
+	/* Where byte 0 lies in the owner's bus address space, if the owner said. */
+	uint64_t bus;                       /* fixed once imported */
+	bool has_bus;                       /* fixed once imported */
 	uint32_t access;                    /* fixed once imported */
 	struct xrma_prov_rmem *remote_mem;       /* fixed once imported */
 	struct xrma_ref busy;               /* transfers and signals using it */

@@ -242,7 +242,7 @@ int xrma_seg_export(struct xrma_seg *handle, uint32_t flags)
 	if (ret)
 		return ret;
 	ctx = seg->ctx;
-	if (flags || (seg->flags & XRMA_SEG_PRIVATE)) {
+	if ((flags & ~XRMA_EXPORT_ADDRESS_ONLY) || (seg->flags & XRMA_SEG_PRIVATE)) {
 		ret = -XRMA_EINVAL;
 		goto out_put;
 	}
@@ -253,6 +253,10 @@ int xrma_seg_export(struct xrma_seg *handle, uint32_t flags)
 						seg->access & (XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE),
 						&seg->key);
 		seg->key_valid = !ret;
+	}
+	if (flags & XRMA_EXPORT_ADDRESS_ONLY) {
+		xrma_unlock(&seg->lock);
+		goto out_put;
 	}
 	if (!ret)
 		seg->exported = true;
@@ -436,6 +440,10 @@ void xrma_core_seg_on_import(struct xrma_core_ctx *ctx, const struct xrma_prov_a
 	else
 		status = add_importer_locked(seg, src, msg->arg[2]);
 	key = seg->key;
+	/* The importer may ask where the segment sits (SISCI's SCI_Q_REMOTE_SEGMENT_IOADDR). */
+	if (!status && (ctx->caps.flags & XRMA_CAP_BUS_ADDR) &&
+	    !xrma_core_call_mem_bus_addr(ctx, seg->pmem, &args[2]))
+		args[3] = XRMA_WIRE_IMPORT_REPLY_BUS;
 	xrma_unlock(&seg->lock);
 	if (!status) {
 		args[0] = seg->len;

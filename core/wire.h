@@ -20,7 +20,9 @@ enum xrma_wire_type {
 	XRMA_WIRE_REPLY = 1,      /* answer to a request: req, status, args, payload */
 	XRMA_WIRE_PING,           /* liveness probe; answered by a REPLY */
 	XRMA_WIRE_SEG_IMPORT,     /* a0 seg id, a1 access, a2 importer's import id,
-				   * a3 XRMA_WIRE_IMPORT_* flags */
+				   * a3 XRMA_WIRE_IMPORT_* flags; answered with a0 len,
+				   * a1 access, a2 bus address if a3 has
+				   * XRMA_WIRE_IMPORT_REPLY_BUS, key */
 	XRMA_WIRE_SEG_RELEASE,    /* a0 seg id, a1 import id; answered when req != 0 */
 	XRMA_WIRE_SEG_NOTICE,     /* a0 seg id, a1 import id, a2 event type */
 	XRMA_WIRE_INTR_CONNECT,   /* a0 number; answered with a0 = instance id */
@@ -38,6 +40,13 @@ enum xrma_wire_type {
 
 /* XRMA_WIRE_SEG_IMPORT a3: only a segment opened with XRMA_SEG_BROADCAST will do. */
 #define XRMA_WIRE_IMPORT_BROADCAST 1u
+
+/*
+ * XRMA_WIRE_SEG_IMPORT reply a3: a2 holds the segment's bus address. A flag,
+ * not a non-zero a2, because 0 can be a bus address; an owner that predates
+ * it sends a3 = 0 and the importer then knows no address.
+ */
+#define XRMA_WIRE_IMPORT_REPLY_BUS 1u
 
 struct xrma_wire_msg {
 	uint16_t type;            /* enum xrma_wire_type */

@@ -81,9 +81,58 @@ extern "C" {
 #define SCI_Q_VENDORID 1u         /* sci_query_string_t */
 #define SCI_Q_API      2u         /* sci_query_string_t */
 #define SCI_Q_ADAPTER  3u         /* sci_query_adapter_t */
-/* Extensions (values our choice): the bus addresses of segments. */
+/*
+ * Dolphin's later commands. Its header gives no values (they are constants of
+ * its library); ours follow the order of its list: SCI_Q_SYSTEM between
+ * SCI_Q_ADAPTER and the segment commands, SCI_Q_MAP after them.
+ */
+#define SCI_Q_SYSTEM         4u   /* sci_query_system_t */
 #define SCI_Q_LOCAL_SEGMENT  5u   /* sci_query_local_segment_t */
 #define SCI_Q_REMOTE_SEGMENT 6u   /* sci_query_remote_segment_t */
+#define SCI_Q_MAP            7u   /* sci_query_map_t */
+
+/* SCI_Q_SYSTEM: answers in the unsigned int data points to. */
+#define SCI_Q_SYSTEM_HOSTBRIDGE              1u  /* HOSTBRIDGE_* below */
+#define SCI_Q_SYSTEM_WRITE_POSTING_ENABLED   2u  /* HOSTBRIDGE_WRITE_POSTING_* below */
+#define SCI_Q_SYSTEM_WRITE_COMBINING_ENABLED 3u  /* 1 if stores through a map are combined */
+#define SCI_Q_SYSTEM_CPU_CACHE_LINE_SIZE     4u  /* bytes */
+
+/* SCI_Q_MAP: 1 or 0 in data. */
+#define SCI_Q_MAP_MAPPED_TO_LOCAL_TARGET              1u  /* the map's memory is this node's */
+#define SCI_Q_MAP_QUERY_REMOTE_MAPPED_TO_LOCAL_TARGET 2u  /* the same, asked of a remote map only */
+
+/* SCI_Q_SYSTEM_HOSTBRIDGE answers: the chipsets Dolphin's list names. */
+#define HOSTBRIDGE_NOT_AVAILABLE       0u
+#define HOSTBRIDGE_UNKNOWN             1u  /* a host bridge not in the list (every current one) */
+#define HOSTBRIDGE_440FX               2u
+#define HOSTBRIDGE_440LX               3u
+#define HOSTBRIDGE_440BX_A             4u
+#define HOSTBRIDGE_440BX_B             5u
+#define HOSTBRIDGE_440GX               6u
+#define HOSTBRIDGE_450KX               7u
+#define HOSTBRIDGE_430NX               8u
+#define HOSTBRIDGE_450NX               9u
+#define HOSTBRIDGE_450NX_MICO          10u
+#define HOSTBRIDGE_450NX_PXB           11u
+#define HOSTBRIDGE_I810                12u
+#define HOSTBRIDGE_I810_DC100          13u
+#define HOSTBRIDGE_I810E               14u
+#define HOSTBRIDGE_I815                15u
+#define HOSTBRIDGE_I840                16u
+#define HOSTBRIDGE_I850                17u
+#define HOSTBRIDGE_I860                18u
+#define HOSTBRIDGE_VIA_KT133           19u
+#define HOSTBRIDGE_VIA_KX133           20u
+#define HOSTBRIDGE_VIA_APOLLO_PRO_133A 21u
+#define HOSTBRIDGE_VIA_APOLLO_PRO_266  22u
+#define HOSTBRIDGE_AMD_760_MP          23u
+#define HOSTBRIDGE_SERVERWORKS_HE      24u
+#define HOSTBRIDGE_SERVERWORKS_HE_B    25u
+#define HOSTBRIDGE_SERVERWORKS_LE      26u
+
+/* SCI_Q_SYSTEM_WRITE_POSTING_ENABLED answers. */
+#define HOSTBRIDGE_WRITE_POSTING_DISABLED 0u
+#define HOSTBRIDGE_WRITE_POSTING_ENABLED  1u
 
 #define SCI_Q_LOCAL_SEGMENT_IOADDR    1u  /* bus address a device uses to reach the segment */
 #define SCI_Q_LOCAL_SEGMENT_PHYS_ADDR 2u  /* physical address (the bus address: no IOMMU here) */

@@ -52,6 +52,8 @@ typedef enum {
 	/* Dolphin additions, in the order of Dolphin's list after SCI_ERR_ACCESS. */
 	SCI_ERR_NOT_SUPPORTED = (0x922 | SCI_ERR_MASK),
 	SCI_ERR_DEPRECATED = (0x923 | SCI_ERR_MASK),
+	SCI_ERR_DMA_NOT_AVAILABLE = (0x924 | SCI_ERR_MASK),
+	SCI_ERR_DMA_DISABLED = (0x925 | SCI_ERR_MASK),
 	/* Named by the 1999 specification; no published value (our choice). */
 	SCI_ERR_INTNO_USED = (0x940 | SCI_ERR_MASK),
 	SCI_ERR_NO_SUCH_INTNO = (0x941 | SCI_ERR_MASK),

@@ -128,6 +128,11 @@ typedef struct sci_query_adapter {
 	unsigned int portNo;            /* Dolphin's link port; one port here, ignored */
 } sci_query_adapter_t;
 
+typedef struct sci_query_system {
+	unsigned int subcommand;
+	void *data;                     /* an unsigned int */
+} sci_query_system_t;
+
 typedef struct sci_query_local_segment {
 	sci_local_segment_t segment;
 	unsigned int subcommand;
@@ -143,6 +148,12 @@ typedef struct sci_query_remote_segment {
 		sci_ioaddr_t ioaddr;
 	} data;
 } sci_query_remote_segment_t;
+
+typedef struct sci_query_map {
+	sci_map_t map;
+	unsigned int subcommand;
+	unsigned int data;
+} sci_query_map_t;
 
 /*
  * Remote node ids that name a broadcast group instead of one node

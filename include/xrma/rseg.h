@@ -66,6 +66,15 @@ XRMA_API int xrma_rseg_id(struct xrma_rseg *rseg, uint64_t *id);
 XRMA_API int xrma_rseg_access(struct xrma_rseg *rseg, uint32_t *access);
 XRMA_API int xrma_rseg_state(struct xrma_rseg *rseg, enum xrma_rseg_state *state);
 
+/*
+ * The bus address of the import's byte 0 on its owner's node, as the owner's
+ * xrma_seg_bus_addr says (for a window, the address it was opened at), on
+ * providers with XRMA_CAP_BUS_ADDR. XRMA_EINVAL (NULL), XRMA_ENOTSUP without
+ * the capability, XRMA_ENOTAVAIL when the owner did not tell (a core older
+ * than this call).
+ */
+XRMA_API int xrma_rseg_bus_addr(struct xrma_rseg *rseg, uint64_t *bus);
+
 #define XRMA_MAP_READ  (1u << 0)
 #define XRMA_MAP_WRITE (1u << 1)
 

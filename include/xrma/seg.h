@@ -58,7 +58,13 @@ XRMA_API int xrma_seg_size(struct xrma_seg *seg, size_t *len);
 XRMA_API int xrma_seg_id(struct xrma_seg *seg, uint64_t *id);
 XRMA_API int xrma_seg_access(struct xrma_seg *seg, uint32_t *access);
 
-/* Let importers connect. XRMA_EINVAL for a private segment; idempotent. */
+/*
+ * Let importers connect. XRMA_EINVAL for a private segment; idempotent. With
+ * XRMA_EXPORT_ADDRESS_ONLY the provider gives the memory its key and bus
+ * address (xrma_seg_bus_addr answers from then on) but importers are not let
+ * in yet: SISCI's prepared but not yet available segment.
+ */
+#define XRMA_EXPORT_ADDRESS_ONLY (1u << 0)
 XRMA_API int xrma_seg_export(struct xrma_seg *seg, uint32_t flags);
 
 #define XRMA_UNEXPORT_NOTIFY (1u << 0)  /* ask importers to disconnect */
@@ -73,7 +79,8 @@ XRMA_API int xrma_seg_importers(struct xrma_seg *seg, size_t *count);
 /*
  * The modelled bus address of an exported segment, on providers with
  * XRMA_CAP_BUS_ADDR (where it sits in the node's inbound memory windows).
- * XRMA_ENOTSUP without the capability, XRMA_ENOTAVAIL before the first export.
+ * XRMA_ENOTSUP without the capability, XRMA_ENOTAVAIL before the first export
+ * (XRMA_EXPORT_ADDRESS_ONLY counts).
  */
 XRMA_API int xrma_seg_bus_addr(struct xrma_seg *seg, uint64_t *bus);
 

@@ -273,9 +273,10 @@ bool xrma_sisci_rseg_checkpoint(struct xrma_sisci_rseg *r);
 void xrma_sisci_lseg_use(struct xrma_sisci_lseg *l, int delta);
 void xrma_sisci_rseg_use(struct xrma_sisci_rseg *r, int delta);
 
-/* SCIQuery's segment commands (sisci_query.c). */
+/* SCIQuery's segment and map commands (sisci_query.c). */
 sci_error_t xrma_sisci_query_local_segment(sci_query_local_segment_t *q);
 sci_error_t xrma_sisci_query_remote_segment(sci_query_remote_segment_t *q);
+sci_error_t xrma_sisci_query_map(sci_query_map_t *q);
 
 /* ------------------------------------------------------------ maps */
 

@@ -144,6 +144,8 @@ static const struct {
 	{ SCI_ERR_ACCESS, "access denied" },
 	{ SCI_ERR_NOT_SUPPORTED, "not supported by this provider" },
 	{ SCI_ERR_DEPRECATED, "deprecated function or flag" },
+	{ SCI_ERR_DMA_NOT_AVAILABLE, "the DMA mode wanted is not available" },
+	{ SCI_ERR_DMA_DISABLED, "the DMA mode wanted is disabled" },
 	{ SCI_ERR_INTNO_USED, "interrupt number already used" },
 	{ SCI_ERR_NO_SUCH_INTNO, "no such interrupt number" },
 	{ SCI_ERR_NO_SUCH_NODEID, "no such node" },

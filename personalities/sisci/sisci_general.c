@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "common/errno_keep.h"
 
 #define VENDOR_STRING "xrma (SISCI personality)"
@@ -450,6 +451,50 @@ static sci_error_t query_adapter(struct sci_query_adapter *q)
 	return err;
 }
 
+/*
+ * Facts of the host as adapter 0's provider sees them. Stores through a map
+ * are CPU stores to memory shared with the owner: they complete without
+ * waiting for it (posted) and merge in the cache (combined). A provider that
+ * cannot map remote memory has no such stores, so both answers are 0 there.
+ */
+static sci_error_t query_system(struct sci_query_system *q)
+{
+	struct xrma_sisci_node *node;
+	unsigned int *out;
+	bool maps;
+	long line;
+	sci_error_t err;
+
+	if (!q || !q->data)
+		return SCI_ERR_ILLEGAL_PARAMETER;
+	out = q->data;
+	switch (q->subcommand) {
+	case SCI_Q_SYSTEM_HOSTBRIDGE:
+		/* Dolphin's list ends with chipsets of 2002; no current host bridge is in it. */
+		*out = HOSTBRIDGE_UNKNOWN;
+		return SCI_ERR_OK;
+	case SCI_Q_SYSTEM_CPU_CACHE_LINE_SIZE:
+		line = sysconf(_SC_LEVEL1_DCACHE_LINESIZE);
+		*out = line > 0 ? (unsigned int)line : 64u;
+		return SCI_ERR_OK;
+	case SCI_Q_SYSTEM_WRITE_POSTING_ENABLED:
+	case SCI_Q_SYSTEM_WRITE_COMBINING_ENABLED:
+		break;
+	default:
+		return SCI_ERR_ILLEGAL_QUERY;
+	}
+	err = node_acquire(0, &node);
+	if (err != SCI_ERR_OK)
+		return err;
+	maps = (node->caps.flags & XRMA_CAP_MAP) != 0;
+	node_release(node);
+	if (q->subcommand == SCI_Q_SYSTEM_WRITE_POSTING_ENABLED)
+		*out = maps ? HOSTBRIDGE_WRITE_POSTING_ENABLED : HOSTBRIDGE_WRITE_POSTING_DISABLED;
+	else
+		*out = maps ? 1u : 0u;
+	return SCI_ERR_OK;
+}
+
 void SCIQuery(unsigned int command, void *data, unsigned int flags, sci_error_t *error)
 {
 	XRMA_ERRNO_KEEP(NULL);
@@ -471,6 +516,12 @@ void SCIQuery(unsigned int command, void *data, unsigned int flags, sci_error_t 
 			break;
 		case SCI_Q_REMOTE_SEGMENT:
 			err = xrma_sisci_query_remote_segment(data);
+			break;
+		case SCI_Q_SYSTEM:
+			err = query_system(data);
+			break;
+		case SCI_Q_MAP:
+			err = xrma_sisci_query_map(data);
 			break;
 		default:
 			err = SCI_ERR_ILLEGAL_QUERY;

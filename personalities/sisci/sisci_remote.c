@@ -234,11 +234,11 @@ void SCIConnectSegment(sci_desc_t sd, sci_remote_segment_t *segment, unsigned in
 	r->cb_arg = callbackArg;
 	err = rseg_publish(r);
 	if (err != SCI_ERR_OK)
-		goto out;
+		goto put_desc;
 	if (!async) {
 		err = rseg_connect_now(r);
 		if (err != SCI_ERR_OK)
-			goto out;
+			goto put_desc;
 	} else {
 		xrma_sisci_obj_ref(&r->obj); /* the connect thread's */
 		r->has_connector = true;
@@ -248,13 +248,13 @@ void SCIConnectSegment(sci_desc_t sd, sci_remote_segment_t *segment, unsigned in
 			xrma_sisci_obj_kill(&r->obj);
 			xrma_sisci_obj_put(&r->obj);
 			xrma_sisci_desc_child_del(d);
-			goto out;
+			goto put_desc;
 		}
 	}
 	*segment = r->obj.handle;
 	if (!async)
 		XRMA_KILL_POINT("sisci.connect.after_import");
-out:
+put_desc:
 	xrma_sisci_obj_put(&d->obj);
 	xrma_sisci_set(error, err);
 }
@@ -295,14 +295,14 @@ void SCIConnectSCISpace(sci_desc_t sd, sci_remote_segment_t *segment, sci_addres
 		err = SCI_ERR_SIZE_ALIGNMENT;
 		xrma_sisci_evq_init(&r->events, false);
 		rseg_destroy(&r->obj);   /* never published */
-		goto out;
+		goto put_desc;
 	}
 	err = rseg_publish(r);
 	if (err == SCI_ERR_OK)
 		err = rseg_connect_now(r);
 	if (err == SCI_ERR_OK)
 		*segment = r->obj.handle;
-out:
+put_desc:
 	xrma_sisci_obj_put(&d->obj);
 	xrma_sisci_set(error, err);
 }

@@ -140,7 +140,7 @@ void SCICreateSegment(sci_desc_t sd, sci_local_segment_t *segment, unsigned int 
 		(void)xrma_seg_set_callback(l->seg, lseg_on_event, l->obj.handle);
 	xrma_sisci_desc_child_add(d);
 	*segment = l->obj.handle;
-	goto out;
+	goto put_desc;
 
 err_close:
 	if (core)
@@ -148,7 +148,7 @@ err_close:
 	xrma_sisci_evq_destroy(&l->events);
 	pthread_mutex_destroy(&l->lock);
 	free(l);
-out:
+put_desc:
 	xrma_sisci_obj_put(&d->obj);
 	xrma_sisci_set(error, err);
 }

@@ -4,7 +4,8 @@
  * a window inside an exported segment reads, writes and maps like the
  * segment's bytes at its offset, the owner neither counts nor hears of it, and
  * every refusal (no capability, bad arguments, alignment, unknown node, an
- * address nothing covers, a window past the segment's end, rights). The ntb
+ * address nothing covers, a window past the segment's end, rights), and the
+ * owner's address as an import learns it (xrma_rseg_bus_addr). The ntb
  * provider models bus addresses; its two nodes live in this process.
  */
 #include "tests/helpers/fixture.h"
@@ -179,7 +180,54 @@ static void test_rseg_open_bus_without_capability_returns_enotsup(void **state)
 	assert_rc(xrma_ctx_open(&attr, &ctx), 0);
 	assert_rc(xrma_rseg_open_bus(ctx, 1, 0, FIXTURE_PAGE, RW, 0, FIXTURE_TIMEOUT_MS, &r),
 		  XRMA_ENOTSUP);
+	/* An import by id has no address there either. */
+	{
+		struct fixture_seg s;
+		uint64_t bus = 0;
+
+		assert_rc(fixture_seg_make(ctx, FIXTURE_PAGE, XRMA_ACCESS_ALL, true, 0, &s), 0);
+		assert_rc(xrma_rseg_open(ctx, 1, s.id, RW, 0, FIXTURE_TIMEOUT_MS, &r), 0);
+		assert_rc(xrma_rseg_bus_addr(r, &bus), XRMA_ENOTSUP);
+		assert_rc(xrma_rseg_close(r), 0);
+		assert_rc(fixture_seg_close(&s), 0);
+	}
 	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
+/*
+ * XRMA_EXPORT_ADDRESS_ONLY gives the address but lets no importer in; an
+ * import by id learns the owner's address, a window the one it was opened at.
+ */
+static void test_rseg_bus_addr_is_the_owners_address(void **state)
+{
+	struct fixture_seg s;
+	struct xrma_rseg *by_id, *window, *stale;
+	uint64_t bus = 0, got = 0, again = 0;
+
+	(void)state;
+	assert_rc(fixture_seg_make(fx.ctx[0], SEG_LEN, XRMA_ACCESS_ALL, false, 7, &s), 0);
+	assert_rc(xrma_seg_bus_addr(s.seg, &bus), XRMA_ENOTAVAIL);
+	assert_rc(xrma_seg_export(s.seg, 1u << 7), XRMA_EINVAL);
+	assert_rc(xrma_seg_export(s.seg, XRMA_EXPORT_ADDRESS_ONLY), 0);
+	assert_rc(xrma_seg_bus_addr(s.seg, &bus), 0);
+	assert_rc(xrma_rseg_open(fx.ctx[1], fx.node[0], s.id, RW, 0, FIXTURE_TIMEOUT_MS, &by_id),
+		  XRMA_ENOTAVAIL);
+	/* The full export keeps the address and lets importers in. */
+	assert_rc(xrma_seg_export(s.seg, 0), 0);
+	assert_rc(xrma_seg_bus_addr(s.seg, &again), 0);
+	assert_int_equal(again, bus);
+	assert_rc(xrma_rseg_open(fx.ctx[1], fx.node[0], s.id, RW, 0, FIXTURE_TIMEOUT_MS, &by_id), 0);
+	assert_rc(xrma_rseg_bus_addr(by_id, &got), 0);
+	assert_int_equal(got, bus);
+	assert_rc(open_bus(bus + FIXTURE_PAGE, FIXTURE_PAGE, RW, &window), 0);
+	assert_rc(xrma_rseg_bus_addr(window, &got), 0);
+	assert_int_equal(got, bus + FIXTURE_PAGE);
+	assert_rc(xrma_rseg_bus_addr(by_id, NULL), XRMA_EINVAL);
+	assert_rc(xrma_rseg_close(window), 0);
+	stale = by_id;
+	assert_rc(xrma_rseg_close(by_id), 0);
+	assert_rc(xrma_rseg_bus_addr(stale, &got), XRMA_EHANDLE);
+	assert_rc(fixture_seg_close(&s), 0);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, fixture_test_up, fixture_test_down)
@@ -192,6 +240,7 @@ int main(void)
 		T(test_rseg_open_bus_refusals_return_documented_codes),
 		T(test_rseg_open_bus_owner_may_close_under_a_raw_window),
 		T(test_rseg_open_bus_without_capability_returns_enotsup),
+		T(test_rseg_bus_addr_is_the_owners_address),
 	};
 
 	return cmocka_run_group_tests_name("rseg_bus", tests, bus_group_up, bus_group_down);

@@ -132,4 +132,48 @@ static inline void sisci_test_disconnect(sci_remote_segment_t r)
 	assert_sci(err, SCI_ERR_OK);
 }
 
+/*
+ * The parent's side of a test with another process: start role as node on
+ * fabric (NULL: this program's) and wait for its first report, stored in
+ * *first (NULL: any value will do). The child is joined by the test, or
+ * killed by proc_teardown when an assertion failed.
+ */
+static inline void sisci_test_spawn(struct proc *child, const char *fabric, unsigned int node,
+				    const char *role, const char *arg, uint64_t *first)
+{
+	uint64_t value = 0;
+
+	assert_int_equal(proc_spawn(child, fabric, node, role, arg), 0);
+	assert_int_equal(proc_recv(child->sock, &value, 20000), 0);
+	if (first)
+		*first = value;
+}
+
+/*
+ * A child's side (no cmocka there): a descriptor of its node and a segment of
+ * size bytes with id, created with flags, prepared and available. The first
+ * error is returned, and nothing is left open then.
+ */
+static inline sci_error_t sisci_child_owner(sci_desc_t *sd, unsigned int id, size_t size,
+					    unsigned int flags, sci_local_segment_t *seg)
+{
+	sci_error_t err, ignored;
+
+	SCIOpen(sd, 0, &err);
+	if (err != SCI_ERR_OK)
+		return err;
+	SCICreateSegment(*sd, seg, id, size, NULL, NULL, flags, &err);
+	if (err != SCI_ERR_OK)
+		goto close_desc;
+	SCIPrepareSegment(*seg, 0, 0, &err);
+	if (err == SCI_ERR_OK)
+		SCISetSegmentAvailable(*seg, 0, 0, &err);
+	if (err == SCI_ERR_OK)
+		return err;
+	SCIRemoveSegment(*seg, 0, &ignored);
+close_desc:
+	SCIClose(*sd, 0, &ignored);
+	return err;
+}
+
 #endif

@@ -313,14 +313,7 @@ static int remover_main(int sock, const char *arg)
 	uint64_t v;
 
 	(void)arg;
-	SCIOpen(&sd, 0, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
-	SCICreateSegment(sd, &seg, SEG_ID, SEG_SIZE, NULL, NULL, 0, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
-	SCIPrepareSegment(seg, 0, 0, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
-	SCISetSegmentAvailable(seg, 0, 0, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
+	PROC_CHECK_EQ(sisci_child_owner(&sd, SEG_ID, SEG_SIZE, 0, &seg), SCI_ERR_OK);
 	PROC_CHECK(proc_send(sock, READY) == 0);
 	reason = SCIWaitForLocalSegmentEvent(seg, &node, &adapter, LIMIT_MS, 0, &err);
 	PROC_CHECK_EQ(err, SCI_ERR_OK);

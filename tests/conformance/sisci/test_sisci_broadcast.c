@@ -65,14 +65,7 @@ static int member_main(int sock, const char *arg)
 	sci_error_t err;
 
 	(void)arg;
-	SCIOpen(&sd, 0, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
-	SCICreateSegment(sd, &seg, SEG_ID, SEG_SIZE, NULL, NULL, SCI_FLAG_BROADCAST, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
-	SCIPrepareSegment(seg, 0, 0, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
-	SCISetSegmentAvailable(seg, 0, 0, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
+	PROC_CHECK_EQ(sisci_child_owner(&sd, SEG_ID, SEG_SIZE, SCI_FLAG_BROADCAST, &seg), SCI_ERR_OK);
 	mem = SCIMapLocalSegment(seg, &map, 0, SEG_SIZE, NULL, 0, &err);
 	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	PROC_CHECK(proc_send(sock, READY) == 0);

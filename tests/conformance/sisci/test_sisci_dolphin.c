@@ -9,7 +9,8 @@
  * address, by CPU address, CUDA refused) and the DMA flags SCI_FLAG_DMA_GLOBAL
  * and SCI_FLAG_DMA_SOURCE_ONLY. On providers without bus addresses the
  * address checks expect SCI_ERR_NOT_SUPPORTED and a detail sentence instead.
- * The last test runs the owner of attached memory in another process.
+ * The last tests run the owner in another process: of attached memory, and
+ * of a segment whose bus address the importer reads by SCIQuery.
  */
 #include "tests/conformance/sisci/sisci_test.h"
 #include "tests/helpers/proc.h"
@@ -21,6 +22,7 @@
 #define OWNER_NODE sisci_node(1)
 #define DEVICE_ID 300u
 #define ATTACHED_ID 301u
+#define IOADDR_ID 302u
 #define STORED 0x5107edu
 
 static sci_desc_t sd1, sd2;
@@ -90,7 +92,7 @@ static void test_dolphin_error_codes_have_values_and_texts(void **state)
 	static const sci_error_t added[] = {
 		SCI_ERR_NOT_SUPPORTED, SCI_ERR_DEPRECATED, SCI_ERR_EWOULD_BLOCK,
 		SCI_ERR_SEMAPHORE_COUNT_EXCEEDED, SCI_ERR_IRQL_ILLEGAL, SCI_ERR_LOCAL_BUSY,
-		SCI_ERR_ALL_BUSY,
+		SCI_ERR_ALL_BUSY, SCI_ERR_DMA_NOT_AVAILABLE, SCI_ERR_DMA_DISABLED,
 	};
 	static const sci_error_t older[] = {
 		SCI_ERR_OK, SCI_ERR_BUSY, SCI_ERR_FLAG_NOT_IMPLEMENTED, SCI_ERR_ILLEGAL_FLAG,
@@ -113,6 +115,8 @@ static void test_dolphin_error_codes_have_values_and_texts(void **state)
 	/* Values programs built against Dolphin's header compare raw. */
 	assert_int_equal(SCI_ERR_NOT_SUPPORTED, 0x40000922);
 	assert_int_equal(SCI_ERR_DEPRECATED, 0x40000923);
+	assert_int_equal(SCI_ERR_DMA_NOT_AVAILABLE, 0x40000924);
+	assert_int_equal(SCI_ERR_DMA_DISABLED, 0x40000925);
 	assert_int_equal(SCI_ERR_EWOULD_BLOCK, 0x40000B00);
 	assert_int_equal(SCI_ERR_REMOTE_BUSY, SCI_ERR_EWOULD_BLOCK);
 	for (size_t i = 0; i < n; i++) {
@@ -181,16 +185,23 @@ static void test_query_local_segment_bus_address(void **state)
 	assert_sci(query_local(seg, SCI_Q_LOCAL_SEGMENT_IOADDR, &v), SCI_ERR_SEGMENT_NOT_PREPARED);
 	SCIPrepareSegment(seg, 0, 0, &err);
 	assert_sci(err, SCI_ERR_OK);
-	/* The address is given when the segment is first made available. */
-	assert_sci(query_local(seg, SCI_Q_LOCAL_SEGMENT_IOADDR, &v), SCI_ERR_NOT_AVAILABLE);
-	assert_detail_given();
-	assert_true(v == 0xdeadull);
-	SCISetSegmentAvailable(seg, 0, 0, &err);
-	assert_sci(err, SCI_ERR_OK);
+	/* Prepared is enough (Dolphin's order: prepare, query, then make available). */
 	assert_sci(query_local(seg, SCI_Q_LOCAL_SEGMENT_IOADDR, &io), SCI_ERR_OK);
 	assert_sci(query_local(seg, SCI_Q_LOCAL_SEGMENT_PHYS_ADDR, &phys), SCI_ERR_OK);
 	assert_true(io != 0 && io != 0xdeadull);
 	assert_true(io == phys);
+	/* Having an address does not let importers in yet. */
+	{
+		sci_remote_segment_t r;
+
+		SCIConnectSegment(sd2, &r, sisci_node(1), 200, 0, NULL, NULL, 100, 0, &err);
+		assert_sci(err, SCI_ERR_NO_SUCH_SEGMENT);
+	}
+	SCISetSegmentAvailable(seg, 0, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	/* Making it available keeps the address. */
+	assert_sci(query_local(seg, SCI_Q_LOCAL_SEGMENT_IOADDR, &v), SCI_ERR_OK);
+	assert_true(v == io);
 	other = sisci_test_segment(sd1, 201, SEG_SIZE);
 	assert_sci(query_local(other, SCI_Q_LOCAL_SEGMENT_IOADDR, &io2), SCI_ERR_OK);
 	/* Two segments never overlap in the node's bus space. */
@@ -228,11 +239,10 @@ static void test_query_remote_segment_bus_address(void **state)
 		assert_detail_given();
 		goto out;
 	}
-	/* By id the import learns no address; by address it knows the one it used. */
-	assert_sci(query_remote(by_id, &v), SCI_ERR_NOT_SUPPORTED);
-	assert_detail_given();
-	assert_true(v == 0xdeadull);
+	/* By id the owner's answer told the address; by address it is the one used. */
 	assert_sci(query_local(seg, SCI_Q_LOCAL_SEGMENT_IOADDR, &io), SCI_ERR_OK);
+	assert_sci(query_remote(by_id, &v), SCI_ERR_OK);
+	assert_true(v == io);
 	/* sci_address_t holds 48 bits of address: ntb's windows lie above, sci's fit. */
 	if (io >> 48)
 		goto out;
@@ -250,6 +260,109 @@ static void test_query_remote_segment_bus_address(void **state)
 	sisci_test_disconnect(by_space);
 out:
 	sisci_test_disconnect(by_id);
+	sisci_test_remove(seg);
+}
+
+static sci_error_t query_system(unsigned int sub, unsigned int *out)
+{
+	sci_query_system_t q = { .subcommand = sub, .data = out };
+	sci_error_t err;
+
+	*out = 0xdeadu;
+	SCIQuery(SCI_Q_SYSTEM, &q, 0, &err);
+	return err;
+}
+
+static void test_query_system_answers_for_the_provider(void **state)
+{
+	const bool maps = sisci_test_provider_has(XRMA_CAP_MAP);
+	sci_query_system_t no_data = { .subcommand = SCI_Q_SYSTEM_HOSTBRIDGE, .data = NULL };
+	unsigned int v;
+	sci_error_t err;
+
+	(void)state;
+	assert_sci(query_system(SCI_Q_SYSTEM_HOSTBRIDGE, &v), SCI_ERR_OK);
+	assert_int_equal(v, HOSTBRIDGE_UNKNOWN);
+	assert_int_not_equal(HOSTBRIDGE_UNKNOWN, HOSTBRIDGE_NOT_AVAILABLE);
+	/* Stores through a map are posted and combined exactly where there are maps. */
+	assert_sci(query_system(SCI_Q_SYSTEM_WRITE_POSTING_ENABLED, &v), SCI_ERR_OK);
+	assert_int_equal(v, maps ? HOSTBRIDGE_WRITE_POSTING_ENABLED : HOSTBRIDGE_WRITE_POSTING_DISABLED);
+	assert_sci(query_system(SCI_Q_SYSTEM_WRITE_COMBINING_ENABLED, &v), SCI_ERR_OK);
+	assert_int_equal(v, maps ? 1u : 0u);
+	assert_sci(query_system(SCI_Q_SYSTEM_CPU_CACHE_LINE_SIZE, &v), SCI_ERR_OK);
+	assert_true(v >= 16 && (v & (v - 1)) == 0);
+	/* Bad input changes nothing. */
+	assert_sci(query_system(99, &v), SCI_ERR_ILLEGAL_QUERY);
+	assert_int_equal(v, 0xdeadu);
+	SCIQuery(SCI_Q_SYSTEM, &no_data, 0, &err);
+	assert_sci(err, SCI_ERR_ILLEGAL_PARAMETER);
+	SCIQuery(SCI_Q_SYSTEM, NULL, 0, &err);
+	assert_sci(err, SCI_ERR_ILLEGAL_PARAMETER);
+	SCIQuery(SCI_Q_SYSTEM, &no_data, 1, &err);
+	assert_sci(err, SCI_ERR_ILLEGAL_FLAG);
+}
+
+static sci_error_t query_map(sci_map_t map, unsigned int sub, unsigned int *out)
+{
+	sci_query_map_t q = { .map = map, .subcommand = sub, .data = 0xdeadu };
+	sci_error_t err;
+
+	SCIQuery(SCI_Q_MAP, &q, 0, &err);
+	*out = q.data;
+	return err;
+}
+
+static void test_query_map_tells_local_memory_apart(void **state)
+{
+	sci_local_segment_t seg = sisci_test_segment(sd1, 270, SEG_SIZE);
+	sci_remote_segment_t far, self;
+	sci_map_t lmap, fmap, smap, stale;
+	unsigned int v;
+	sci_error_t err;
+
+	(void)state;
+	(void)SCIMapLocalSegment(seg, &lmap, 0, SEG_SIZE, NULL, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_sci(query_map(lmap, SCI_Q_MAP_MAPPED_TO_LOCAL_TARGET, &v), SCI_ERR_OK);
+	assert_int_equal(v, 1);
+	/* The remote-only form refuses a local map and writes nothing. */
+	assert_sci(query_map(lmap, SCI_Q_MAP_QUERY_REMOTE_MAPPED_TO_LOCAL_TARGET, &v),
+		   SCI_ERR_ILLEGAL_PARAMETER);
+	assert_int_equal(v, 0xdeadu);
+	assert_sci(query_map(lmap, 42, &v), SCI_ERR_ILLEGAL_QUERY);
+	assert_int_equal(v, 0xdeadu);
+	SCIUnmapSegment(lmap, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	stale = lmap;
+	assert_sci(query_map(stale, SCI_Q_MAP_MAPPED_TO_LOCAL_TARGET, &v), SCI_ERR_ILLEGAL_PARAMETER);
+	assert_sci(query_map((sci_map_t)seg, SCI_Q_MAP_MAPPED_TO_LOCAL_TARGET, &v),
+		   SCI_ERR_ILLEGAL_PARAMETER);
+	SCIQuery(SCI_Q_MAP, NULL, 0, &err);
+	assert_sci(err, SCI_ERR_ILLEGAL_PARAMETER);
+	if (!sisci_test_provider_has(XRMA_CAP_MAP)) {
+		sisci_test_remove(seg);
+		return;
+	}
+	/* Another node's segment is not local; one's own, connected to, is. */
+	far = sisci_test_connect(sd2, sisci_node(1), 270);
+	self = sisci_test_connect(sd1, sisci_node(1), 270);
+	(void)SCIMapRemoteSegment(far, &fmap, 0, SEG_SIZE, NULL, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	(void)SCIMapRemoteSegment(self, &smap, 0, SEG_SIZE, NULL, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	assert_sci(query_map(fmap, SCI_Q_MAP_MAPPED_TO_LOCAL_TARGET, &v), SCI_ERR_OK);
+	assert_int_equal(v, 0);
+	assert_sci(query_map(fmap, SCI_Q_MAP_QUERY_REMOTE_MAPPED_TO_LOCAL_TARGET, &v), SCI_ERR_OK);
+	assert_int_equal(v, 0);
+	assert_sci(query_map(smap, SCI_Q_MAP_MAPPED_TO_LOCAL_TARGET, &v), SCI_ERR_OK);
+	assert_int_equal(v, 1);
+	assert_sci(query_map(smap, SCI_Q_MAP_QUERY_REMOTE_MAPPED_TO_LOCAL_TARGET, &v), SCI_ERR_OK);
+	assert_int_equal(v, 1);
+	SCIUnmapSegment(fmap, 0, &err);
+	SCIUnmapSegment(smap, 0, &err);
+	assert_sci(err, SCI_ERR_OK);
+	sisci_test_disconnect(far);
+	sisci_test_disconnect(self);
 	sisci_test_remove(seg);
 }
 
@@ -558,12 +671,7 @@ static int owner_main(int sock, const char *arg)
 	uint64_t ok = 0;
 
 	(void)arg;
-	SCIOpen(&sd, 0, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
-	SCICreateSegment(sd, &device, DEVICE_ID, SEG_SIZE, NULL, NULL, 0, &err);
-	SCIPrepareSegment(device, 0, 0, &err);
-	SCISetSegmentAvailable(device, 0, 0, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
+	PROC_CHECK_EQ(sisci_child_owner(&sd, DEVICE_ID, SEG_SIZE, 0, &device), SCI_ERR_OK);
 	PROC_CHECK_EQ(query_local(device, SCI_Q_LOCAL_SEGMENT_IOADDR, &io), SCI_ERR_OK);
 	SCICreateSegment(sd, &seg, ATTACHED_ID, SEG_SIZE, NULL, NULL, SCI_FLAG_EMPTY, &err);
 	SCIAttachPhysicalMemory(io, NULL, 0, SEG_SIZE, seg, 0, &err);
@@ -588,7 +696,69 @@ static int owner_main(int sock, const char *arg)
 	return 0;
 }
 
-static const struct proc_role roles[] = { { "owner", owner_main }, { NULL, NULL } };
+/*
+ * Child: a segment whose bus address is asked for between SCIPrepareSegment and
+ * SCISetSegmentAvailable, as programs that hand it to a device do; the
+ * address goes to the parent, then the segment is made available.
+ */
+static int ioaddr_owner_main(int sock, const char *arg)
+{
+	sci_local_segment_t seg;
+	sci_ioaddr_t io = 0, again = 0;
+	sci_desc_t sd;
+	sci_error_t err;
+	uint64_t done = 0;
+
+	(void)arg;
+	SCIOpen(&sd, 0, &err);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
+	SCICreateSegment(sd, &seg, IOADDR_ID, SEG_SIZE, NULL, NULL, 0, &err);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
+	SCIPrepareSegment(seg, 0, 0, &err);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
+	PROC_CHECK_EQ(query_local(seg, SCI_Q_LOCAL_SEGMENT_IOADDR, &io), SCI_ERR_OK);
+	SCISetSegmentAvailable(seg, 0, 0, &err);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
+	PROC_CHECK_EQ(query_local(seg, SCI_Q_LOCAL_SEGMENT_IOADDR, &again), SCI_ERR_OK);
+	PROC_CHECK(again == io);
+	PROC_CHECK(proc_send(sock, io) == 0);
+	PROC_CHECK(proc_recv(sock, &done, 10000) == 0);
+	SCIRemoveSegment(seg, 0, &err);
+	PROC_CHECK_EQ(err, SCI_ERR_OK);
+	SCIClose(sd, 0, &err);
+	return 0;
+}
+
+static const struct proc_role roles[] = {
+	{ "owner", owner_main },
+	{ "ioaddr_owner", ioaddr_owner_main },
+	{ NULL, NULL },
+};
+
+static void test_remote_ioaddr_matches_the_owners_local_one(void **state)
+{
+	struct proc owner;
+	sci_remote_segment_t r;
+	sci_ioaddr_t v = 0;
+	uint64_t io = 0;
+	sci_desc_t sd;
+
+	(void)state;
+	if (!proc_provider_multiproc() || !sisci_test_provider_has(XRMA_CAP_BUS_ADDR))
+		skip();
+	sisci_test_spawn(&owner, fabric, OWNER_NODE, "ioaddr_owner", NULL, &io);
+	sd = sisci_test_open(sisci_node(3));
+	r = sisci_test_connect(sd, OWNER_NODE, IOADDR_ID);
+	assert_sci(query_remote(r, &v), SCI_ERR_OK);
+	assert_true(v == io);
+	sisci_test_disconnect(r);
+	/* Once disconnected the handle is stale: bad input, nothing written. */
+	assert_sci(query_remote(r, &v), SCI_ERR_ILLEGAL_PARAMETER);
+	assert_true(v == 0xdeadull);
+	assert_int_equal(proc_send(owner.sock, 1), 0);
+	assert_int_equal(proc_join(&owner, 10000), 0);
+	sisci_test_close(sd);
+}
 
 static void test_attached_memory_of_another_process(void **state)
 {
@@ -604,8 +774,7 @@ static void test_attached_memory_of_another_process(void **state)
 	(void)state;
 	if (!proc_provider_multiproc() || !has_bus())
 		skip();
-	assert_int_equal(proc_spawn(&owner, fabric, OWNER_NODE, "owner", NULL), 0);
-	assert_int_equal(proc_recv(owner.sock, &io, 10000), 0);
+	sisci_test_spawn(&owner, fabric, OWNER_NODE, "owner", NULL, &io);
 	sd = sisci_test_open(sisci_node(3));
 	r = sisci_test_connect(sd, OWNER_NODE, ATTACHED_ID);
 	dma_store(sd, r, 20, STORED);
@@ -639,12 +808,15 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_query_local_segment_bus_address),
 		cmocka_unit_test(test_query_remote_segment_bus_address),
 		cmocka_unit_test(test_query_adapter_bdf_from_topology),
+		cmocka_unit_test(test_query_system_answers_for_the_provider),
+		cmocka_unit_test(test_query_map_tells_local_memory_apart),
 		cmocka_unit_test(test_memcopy_function_chosen_and_honoured),
 		cmocka_unit_test(test_attach_refuses_bad_input_and_cuda),
 		cmocka_unit_test(test_attach_by_cpu_address_shares_the_memory),
 		cmocka_unit_test(test_attach_by_bus_address_aliases_device_memory),
 		cmocka_unit_test(test_dma_global_and_source_only_accepted),
 		cmocka_unit_test_teardown(test_attached_memory_of_another_process, proc_teardown),
+		cmocka_unit_test_teardown(test_remote_ioaddr_matches_the_owners_local_one, proc_teardown),
 	};
 	char path[4096];
 	const char *srcdir = getenv("XRMA_TEST_SRCDIR");

@@ -47,13 +47,7 @@ static int owner_main(int sock, const char *arg)
 	sci_error_t err;
 
 	(void)arg;
-	SCIOpen(&sd, 0, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
-	SCICreateSegment(sd, &seg, SEG_ID, SEG_SIZE, NULL, NULL, 0, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
-	SCIPrepareSegment(seg, 0, 0, &err);
-	SCISetSegmentAvailable(seg, 0, 0, &err);
-	PROC_CHECK_EQ(err, SCI_ERR_OK);
+	PROC_CHECK_EQ(sisci_child_owner(&sd, SEG_ID, SEG_SIZE, 0, &seg), SCI_ERR_OK);
 	SCICreateInterrupt(sd, &intr, 0, &no, NULL, NULL, 0, &err);
 	PROC_CHECK_EQ(err, SCI_ERR_OK);
 	PROC_CHECK(proc_send(sock, no) == 0);
@@ -181,8 +175,7 @@ static void test_three_processes_pio_dma_interrupt(void **state)
 	(void)state;
 	skip_unless_multiproc();
 	one_importer = proc_provider_info(&info) && info.caps.max_importers == 1;
-	assert_int_equal(proc_spawn(&owner, fabric, OWNER_NODE, "owner", NULL), 0);
-	assert_int_equal(proc_recv(owner.sock, &no, 10000), 0);
+	sisci_test_spawn(&owner, fabric, OWNER_NODE, "owner", NULL, &no);
 	sd = sisci_test_open(sisci_node(2));
 	r = sisci_test_connect(sd, OWNER_NODE, SEG_ID);
 	p = SCIMapRemoteSegment(r, &map, 0, 4096, NULL, 0, &err);
@@ -255,8 +248,7 @@ static void test_owner_killed_mid_dma(void **state)
 
 	(void)state;
 	skip_unless_multiproc();
-	assert_int_equal(proc_spawn(&owner, fabric, OWNER_NODE, "owner", NULL), 0);
-	assert_int_equal(proc_recv(owner.sock, &no, 10000), 0);
+	sisci_test_spawn(&owner, fabric, OWNER_NODE, "owner", NULL, &no);
 	sd = sisci_test_open(sisci_node(2));
 	r = sisci_test_connect(sd, OWNER_NODE, SEG_ID);
 	(void)SCIMapRemoteSegment(r, &map, 0, 4096, NULL, 0, &err);
