@@ -207,6 +207,7 @@ static int conn_new(struct xrma_core_ctx *ctx, struct xrma_core_conn **out)
 	conn->ctx = ctx;
 	conn->chunk_max = chunk_max;
 	conn->state = XRMA_CONN_UNBOUND;
+	conn->window = CONN_WINDOW;
 	conn->reqs_tail = &conn->reqs;
 	atomic_init(&conn->seq, 0);
 	atomic_init(&conn->closing, false);
@@ -254,6 +255,33 @@ int xrma_conn_open(struct xrma_ctx *handle, uint32_t flags, struct xrma_conn **o
 	*out = conn->obj.handle;
 out_put_ctx:
 	xrma_handle_put(&ctx->obj);
+	return ret;
+}
+
+int xrma_conn_set_window(struct xrma_conn *handle, size_t bytes, uint32_t flags)
+{
+	struct xrma_core_conn *conn;
+	int ret;
+
+	if (!bytes || bytes > CONN_WINDOW || flags)
+		return -XRMA_EINVAL;
+	ret = xrma_core_conn_acquire(handle, &conn);
+	if (ret)
+		return ret;
+	xrma_lock(&conn->lock);
+	switch (conn->state) {
+	case XRMA_CONN_UNBOUND:
+	case XRMA_CONN_BOUND:
+		conn->window = bytes;
+		break;
+	case XRMA_CONN_LISTENING:
+		ret = -XRMA_EINVAL;
+		break;
+	default:
+		ret = -XRMA_EISCONN;
+	}
+	xrma_unlock(&conn->lock);
+	xrma_handle_put(&conn->obj);
 	return ret;
 }
 
@@ -528,7 +556,7 @@ int xrma_conn_connect(struct xrma_conn *handle, uint32_t node, uint32_t port, in
 		msg.arg[0] = port;
 		msg.arg[1] = conn->port;
 		msg.arg[2] = id;
-		msg.arg[3] = CONN_WINDOW;
+		msg.arg[3] = conn->window;
 		xrma_core_conn_changed_locked(conn);
 	}
 	xrma_unlock(&conn->lock);
@@ -596,6 +624,7 @@ int xrma_conn_accept(struct xrma_conn *handle, int timeout_ms, struct xrma_conn 
 	struct conn_req *req = NULL;
 	uint64_t arg[4] = { 0, CONN_WINDOW, 0, XRMA_WIRE_CONN_REQUEST };
 	bool timed_out = false;
+	size_t window = CONN_WINDOW;
 	uint32_t port = 0;
 	int ret;
 
@@ -624,6 +653,7 @@ int xrma_conn_accept(struct xrma_conn *handle, int timeout_ms, struct xrma_conn 
 				listener->reqs_tail = &listener->reqs;
 			listener->nreqs--;
 			port = listener->port;
+			window = listener->window;
 			xrma_core_conn_changed_locked(listener);
 			break;
 		}
@@ -648,6 +678,8 @@ int xrma_conn_accept(struct xrma_conn *handle, int timeout_ms, struct xrma_conn 
 	}
 	conn->state = XRMA_CONN_CONNECTED;
 	conn->port = port;
+	conn->window = window;
+	arg[1] = window;
 	conn->peer = req->src;
 	conn->peer_port = req->src_port;
 	conn->peer_id = req->src_id;
@@ -708,6 +740,13 @@ int xrma_conn_poll(struct xrma_conn *handle, uint32_t *revents)
 	xrma_lock(&conn->lock);
 	*revents = conn_revents_locked(conn);
 	xrma_unlock(&conn->lock);
+	/* Nothing to read yet: the peer's last bytes or request may be in the provider still. */
+	if (!(*revents & (XRMA_POLLIN | XRMA_POLLHUP))) {
+		xrma_core_conn_pull(conn);
+		xrma_lock(&conn->lock);
+		*revents = conn_revents_locked(conn);
+		xrma_unlock(&conn->lock);
+	}
 	xrma_handle_put(&conn->obj);
 	return 0;
 }

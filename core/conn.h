@@ -20,12 +20,10 @@
 
 struct xrma_core_ctx;
 
-/* Receive window: the ring each endpoint allocates, and all a peer may have in flight. */
-#define CONN_WINDOW ((size_t)64 * 1024)
+/* Receive ring each endpoint allocates: room for the largest window. */
+#define CONN_WINDOW XRMA_CONN_WINDOW_MAX
 /* Largest CONN_DATA payload before the provider's message limit cuts it further. */
 #define CONN_CHUNK_MAX ((size_t)16 * 1024)
-/* Credit goes back after a quarter window (or an emptied ring): few messages, no stall. */
-#define CONN_CREDIT_BATCH (CONN_WINDOW / 4)
 /* XRMA_PORT_ANY with range (0, 0): the unprivileged ports, as for IP. */
 #define CONN_PORT_ANY_MIN 1024u
 /* A larger advertised window is nonsense from a broken or hostile peer. */
@@ -66,6 +64,8 @@ struct xrma_core_conn {
 	bool receiving;
 	bool fd_ready;                      /* the eventfd counter is non-zero */
 	uint32_t port;                      /* 0 until bound (accepted: the listener's) */
+	/* What a peer may have in flight to us (<= CONN_WINDOW); fixed once connecting. */
+	size_t window;
 
 	/* The peer: set when connecting (address) and connected (the rest). */
 	struct xrma_prov_addr peer;
@@ -108,6 +108,12 @@ int xrma_core_conn_send_ctrl(struct xrma_core_ctx *ctx, const struct xrma_prov_a
 			     enum xrma_wire_type type, uint64_t a0, uint64_t a1);
 void xrma_core_conn_reply_request(struct xrma_core_ctx *ctx, const struct xrma_prov_addr *dst,
 				  uint64_t req, int status);
+/*
+ * Deliver, from the calling thread, what the provider already holds for the
+ * context (its poll op), so bytes a peer's send has handed over are seen before
+ * its service thread wakes. No conn lock held: the upcalls take them.
+ */
+void xrma_core_conn_pull(struct xrma_core_conn *conn);
 /* Return credit for what was read, in batches; drops the lock around the send. */
 void xrma_core_conn_credit_locked(struct xrma_core_conn *conn);
 void xrma_core_conn_ring_write_locked(struct xrma_core_conn *conn, const uint8_t *buf, size_t len);

@@ -98,7 +98,7 @@ void xrma_core_conn_on_data(struct xrma_core_ctx *ctx, const struct xrma_prov_ad
 		xrma_handle_put(&conn->obj);
 		return;
 	}
-	if (msg->payload_len > CONN_WINDOW - conn->ring_count) {
+	if (msg->payload_len > conn->window - conn->ring_count) {
 		/* Beyond the credit we gave: a broken peer. Drop it rather than trust it. */
 		peer = conn->peer;
 		peer_id = conn->peer_id;

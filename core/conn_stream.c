@@ -17,11 +17,12 @@
 #include "core/ctx.h"
 #include "core/event.h"
 #include "core/prov_call.h"
+#include "core/service.h"
 
 /*
  * Return credit for what the application read, in quarter-window batches, but
  * at once when the ring ran empty or when the sender has less than a quarter
- * window left (CONN_WINDOW - ring_count - consumed bounds what it may still
+ * window left (window - ring_count - consumed bounds what it may still
  * send): then it may be stalled on us. Drops the lock around the send.
  */
 void xrma_core_conn_credit_locked(struct xrma_core_conn *conn)
@@ -36,8 +37,8 @@ void xrma_core_conn_credit_locked(struct xrma_core_conn *conn)
 		conn->consumed = 0;
 		return;
 	}
-	if (conn->consumed < CONN_CREDIT_BATCH && conn->ring_count &&
-	    CONN_WINDOW - conn->ring_count - conn->consumed >= CONN_CREDIT_BATCH)
+	if (conn->consumed < conn->window / 4 && conn->ring_count &&
+	    conn->window - conn->ring_count - conn->consumed >= conn->window / 4)
 		return;
 	dst = conn->peer;
 	peer_id = conn->peer_id;
@@ -47,6 +48,12 @@ void xrma_core_conn_credit_locked(struct xrma_core_conn *conn)
 	/* A failure means the peer is gone; its peer_down follows. */
 	xrma_core_conn_send_ctrl(conn->ctx, &dst, XRMA_WIRE_CONN_CREDIT, peer_id, bytes);
 	xrma_lock(&conn->lock);
+}
+
+void xrma_core_conn_pull(struct xrma_core_conn *conn)
+{
+	if (XRMA_PROV_HAS(conn->ctx, poll) && !xrma_service_on_service_thread(conn->ctx))
+		xrma_core_call_poll(conn->ctx);
 }
 
 ssize_t xrma_conn_send(struct xrma_conn *handle, const void *buf, size_t len, uint32_t flags,
@@ -184,7 +191,7 @@ ssize_t xrma_conn_recv(struct xrma_conn *handle, void *buf, size_t len, uint32_t
 	const bool block = flags & XRMA_CONN_BLOCK;
 	struct xrma_core_conn *conn;
 	struct xrma_deadline deadline;
-	bool timed_out = false;
+	bool timed_out = false, pulled = false;
 	size_t got = 0;
 	ssize_t ret = 0;
 	int err;
@@ -240,6 +247,14 @@ ssize_t xrma_conn_recv(struct xrma_conn *handle, void *buf, size_t len, uint32_t
 		if (conn->state == XRMA_CONN_DISCONNECTED) {
 			ret = -XRMA_ECONNRESET;
 			break;
+		}
+		if (!block && !pulled) {
+			/* What the peer sent before we were called counts as queued. */
+			pulled = true;
+			xrma_unlock(&conn->lock);
+			xrma_core_conn_pull(conn);
+			xrma_lock(&conn->lock);
+			continue;
 		}
 		if (!block) {
 			ret = -XRMA_EAGAIN;

@@ -11,6 +11,7 @@
  * that opened one does.
  */
 #include "core/exit_notice.h"
+#include "core/fork.h"
 
 #include <pthread.h>
 #include <unistd.h>
@@ -21,6 +22,11 @@ static struct {
 	pthread_mutex_t lock;       /* held across a notice, so a close waits for it */
 	struct xrma_list_link *head;
 } open_contexts = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+pthread_mutex_t *xrma_core_exit_notice_fork_lock(void)
+{
+	return &open_contexts.lock;
+}
 
 void xrma_exit_notice_add(struct xrma_core_ctx *ctx)
 {

@@ -7,6 +7,7 @@
  * acquire, put and kill need no lock; only allocation takes the table mutex.
  */
 #include "core/handle.h"
+#include "core/fork.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -39,6 +40,11 @@ static struct {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.free_head = UINT32_MAX,
 };
+
+pthread_mutex_t *xrma_core_handle_fork_lock(void)
+{
+	return &table.lock;
+}
 
 static struct slot *slot_at(uint32_t index)
 {

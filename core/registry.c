@@ -8,6 +8,7 @@
  * name (core/prov_module.c), so listing the providers loads none.
  */
 #include "core/registry.h"
+#include "core/fork.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -28,6 +29,11 @@ static struct {
 } registry = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
+
+pthread_mutex_t *xrma_core_registry_fork_lock(void)
+{
+	return &registry.lock;
+}
 
 /* The compiled-in providers first, once, so providers added later come after them. */
 static void load_locked(void)

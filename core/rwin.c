@@ -14,6 +14,7 @@
  * pushed: a lookup that misses in a copy read before this call reads again.
  */
 #include "core/rwin.h"
+#include "core/fork.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -55,6 +56,11 @@
 static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct xrma_seg **retired;
 static size_t nretired, retired_cap, retired_trim_at = RETIRED_TRIM_MIN;
+
+pthread_mutex_t *xrma_core_rwin_fork_lock(void)
+{
+	return &retired_lock;
+}
 
 static void *rwin_grow(void *array, size_t *cap, size_t count, size_t size)
 {

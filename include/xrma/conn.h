@@ -34,6 +34,17 @@ enum xrma_conn_state {
 
 XRMA_API int xrma_conn_open(struct xrma_ctx *ctx, uint32_t flags, struct xrma_conn **conn);
 
+/* The largest receive window, and every endpoint's until xrma_conn_set_window. */
+#define XRMA_CONN_WINDOW_MAX ((size_t)64 * 1024)
+
+/*
+ * How many bytes the peer may have sent that we have not read: its sends block
+ * (or send less) beyond that. Set before connect or listen (accepted endpoints
+ * take their listener's). Errors: XRMA_EINVAL (0 or above XRMA_CONN_WINDOW_MAX,
+ * flags not 0, listening already), XRMA_EISCONN (connecting or connected).
+ */
+XRMA_API int xrma_conn_set_window(struct xrma_conn *conn, size_t bytes, uint32_t flags);
+
 /*
  * Close; a connected peer sees end of stream. Pending accepts are refused. A
  * connect, accept, send or receive blocked on conn in another thread returns

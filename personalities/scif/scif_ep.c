@@ -75,6 +75,12 @@ scif_epd_t scif_open(void)
 		ret = xrma_conn_open(ctx, 0, &conn);
 	if (ret)
 		return xrma_scif_fail(ret);
+	/* Accepted endpoints take their listener's window: every SCIF stream has MPSS's queue. */
+	ret = xrma_conn_set_window(conn, XRMA_SCIF_MSG_QUEUE, 0);
+	if (ret) {
+		xrma_conn_close(conn);
+		return xrma_scif_fail(ret);
+	}
 	ep = xrma_scif_ep_new(conn);
 	if (!ep) {
 		xrma_conn_close(conn);

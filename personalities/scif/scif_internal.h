@@ -23,6 +23,11 @@
 /* Bound on the handshake after connect/accept (the peer sends at once). */
 #define XRMA_SCIF_HANDSHAKE_MS 10000
 #define XRMA_SCIF_DMAQ_DEPTH 1024
+/*
+ * Bytes a send may queue ahead of the reader: MPSS's per-endpoint queue is a
+ * 4 KiB ring that keeps one byte free, so 4095 (docs/scif.md).
+ */
+#define XRMA_SCIF_MSG_QUEUE ((size_t)4096 - 1)
 /* Registrations of callers' pages kept for SCIF_RMA_USECACHE, per endpoint. */
 #define XRMA_SCIF_VCACHE 8
 

@@ -128,6 +128,7 @@ static const struct xrma_provider_ops ntb_ops = {
 	.close = ntb_close,
 	.progress_fd = hostfab_progress_fd,
 	.progress = hostfab_progress,
+	.poll = hostfab_poll,
 	.node_list = hostfab_node_list,
 	.node_probe = hostfab_node_probe,
 	.name_bind = hostfab_name_bind,

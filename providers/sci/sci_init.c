@@ -200,6 +200,7 @@ static const struct xrma_provider_ops sci_ops = {
 	.close = sci_close,
 	.progress_fd = sci_progress_fd,
 	.progress = sci_progress,
+	.poll = hostfab_poll,
 	.node_list = hostfab_node_list,
 	.node_probe = sci_node_probe,
 	.name_bind = hostfab_name_bind,

@@ -301,7 +301,9 @@ struct hostfab_ep {
 	uint64_t next_mem_id;                    /* under lock */
 	bool closing;                            /* under lock */
 	struct hostfab_gone gone;                /* under lock */
-	unsigned char *rxbuf;                    /* fixed: HOSTFAB_PKT_MAX; service thread */
+	/* One progress at a time, the service thread's or an application thread's poll. */
+	pthread_mutex_t progress_lock;
+	unsigned char *rxbuf;                    /* fixed: HOSTFAB_PKT_MAX; under progress_lock */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -384,6 +386,12 @@ void hostfab_chan_goodbye(struct hostfab_ep *ep);
 void hostfab_chan_destroy(struct hostfab_ep *ep);
 int hostfab_progress_fd(void *state);
 int hostfab_progress(void *state);
+/*
+ * Progress from an application thread (the ops' poll): packets already in our
+ * sockets are delivered before it returns, so what a peer's send put there is
+ * seen at once. Returns how many sockets had something.
+ */
+int hostfab_poll(void *state);
 int hostfab_ctrl_send(void *state, const struct xrma_prov_addr *dst, const void *msg, size_t len);
 /* Tell every live endpoint of the fabric that node's link changed; _send_link
  * tells those of node `to` only that their link to `about` did. */

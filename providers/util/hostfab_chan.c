@@ -589,16 +589,16 @@ int hostfab_progress_fd(void *state)
 	return ep ? ep->epfd : -XRMA_EINVAL;
 }
 
-int hostfab_progress(void *state)
+/*
+ * Serialised by progress_lock: two threads draining one socket would hand its
+ * packets to the core out of order.
+ */
+static int progress_locked(struct hostfab_ep *ep)
 {
-	struct hostfab_ep *ep = state;
 	struct epoll_event evs[32];
-	struct hostfab_rx *rx;
+	struct hostfab_rx *rx = (struct hostfab_rx *)ep->rxbuf;
 	int n;
 
-	if (!ep)
-		return -XRMA_EINVAL;
-	rx = (struct hostfab_rx *)ep->rxbuf;
 	n = epoll_wait(ep->epfd, evs, 32, 0);
 	for (int i = 0; i < n; i++) {
 		struct hostfab_conn *c = evs[i].data.ptr;
@@ -639,7 +639,32 @@ int hostfab_progress(void *state)
 			conn_drop(ep, c);
 		}
 	}
+	return n > 0 ? n : 0;
+}
+
+int hostfab_progress(void *state)
+{
+	struct hostfab_ep *ep = state;
+
+	if (!ep)
+		return -XRMA_EINVAL;
+	pthread_mutex_lock(&ep->progress_lock);
+	progress_locked(ep);
+	pthread_mutex_unlock(&ep->progress_lock);
 	return 0;
+}
+
+int hostfab_poll(void *state)
+{
+	struct hostfab_ep *ep = state;
+	int n;
+
+	if (!ep)
+		return -XRMA_EINVAL;
+	pthread_mutex_lock(&ep->progress_lock);
+	n = progress_locked(ep);
+	pthread_mutex_unlock(&ep->progress_lock);
+	return n;
 }
 
 /* ---- leaving ---- */

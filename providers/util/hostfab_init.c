@@ -161,6 +161,7 @@ int hostfab_open(const struct hostfab_model *model, const struct xrma_prov_open_
 	ep->slot_fd = ep->listen_fd = ep->epfd = -1;
 	ep->slot = -1;
 	pthread_mutex_init(&ep->lock, NULL);
+	pthread_mutex_init(&ep->progress_lock, NULL);
 	ep->rxbuf = malloc(HOSTFAB_PKT_MAX);
 	ret = ep->rxbuf ? read_settings(ep, args) : -XRMA_ENOMEM;
 	if (!ret)
@@ -197,6 +198,7 @@ void hostfab_close(void *state)
 		hostfab_dir_close(map);
 	}
 	pthread_mutex_destroy(&ep->lock);
+	pthread_mutex_destroy(&ep->progress_lock);
 	free(ep->rxbuf);
 	free(ep);
 }

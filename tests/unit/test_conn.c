@@ -742,6 +742,59 @@ static void test_conn_close_peer_fd_readable_with_hup(void **state)
 
 /* ------------------------------------------------------------------ handles and arguments */
 
+/*
+ * A listener's window is its accepted endpoints': the client fills exactly
+ * that, and one byte read makes room for one byte more (quarter-window credit
+ * goes back at once when the sender is that short).
+ */
+static void test_conn_set_window_listener_limits_what_client_may_queue(void **state)
+{
+	struct connector c;
+	struct link k = { 0 };
+	uint8_t buf[1];
+	uint32_t port = XRMA_PORT_ANY;
+
+	(void)state;
+	assert_rc(xrma_conn_open(fx.ctx[0], 0, &k.listener), 0);
+	assert_rc(xrma_conn_set_window(k.listener, 100, 0), 0);
+	assert_rc(xrma_conn_bind(k.listener, &port, 0, 0), 0);
+	assert_rc(xrma_conn_listen(k.listener, 4), 0);
+	k.port = port;
+	assert_rc(xrma_conn_open(fx.ctx[1], 0, &k.client), 0);
+	connect_start(&c, k.client, fx.node[0], k.port);
+	assert_rc(xrma_conn_accept(k.listener, FIXTURE_TIMEOUT_MS, &k.server), 0);
+	assert_rc(connect_finish(&c), 0);
+	assert_int_equal(fill_window(k.client), 100);
+	assert_rc(xrma_conn_send(k.client, buf, 1, 0, 0), XRMA_EAGAIN);
+	assert_count(xrma_conn_recv(k.server, buf, 1, XRMA_CONN_BLOCK, FIXTURE_TIMEOUT_MS), 1);
+	assert_count(xrma_conn_send(k.client, buf, 1, XRMA_CONN_BLOCK, FIXTURE_TIMEOUT_MS), 1);
+	assert_rc(xrma_conn_send(k.client, buf, 1, 0, 0), XRMA_EAGAIN);
+	link_close(&k);
+}
+
+static void test_conn_set_window_bad_args_or_state_change_nothing(void **state)
+{
+	struct link k;
+	struct xrma_conn *c = NULL;
+
+	(void)state;
+	assert_rc(xrma_conn_open(fx.ctx[0], 0, &c), 0);
+	assert_rc(xrma_conn_set_window(c, 0, 0), XRMA_EINVAL);
+	assert_rc(xrma_conn_set_window(c, XRMA_CONN_WINDOW_MAX + 1, 0), XRMA_EINVAL);
+	assert_rc(xrma_conn_set_window(c, 4096, 1), XRMA_EINVAL);
+	assert_rc(xrma_conn_set_window(NULL, 4096, 0), XRMA_EHANDLE);
+	assert_rc(xrma_conn_set_window(c, XRMA_CONN_WINDOW_MAX, 0), 0);
+	assert_rc(xrma_conn_close(c), 0);
+	assert_rc(xrma_conn_set_window(c, 4096, 0), XRMA_EHANDLE);
+	link_open(&k);
+	assert_rc(xrma_conn_set_window(k.listener, 4096, 0), XRMA_EINVAL);
+	assert_rc(xrma_conn_set_window(k.client, 4096, 0), XRMA_EISCONN);
+	assert_rc(xrma_conn_set_window(k.server, 4096, 0), XRMA_EISCONN);
+	/* Unchanged: the full default window still fits. */
+	assert_true(fill_window(k.client) >= XRMA_CONN_WINDOW_MAX);
+	link_close(&k);
+}
+
 static void test_conn_calls_bad_handle_return_ehandle(void **state)
 {
 	struct xrma_conn *bad[3], *c = NULL, *out;
@@ -962,6 +1015,8 @@ int main(void)
 		T(test_conn_send_recv_bad_args_return_einval),
 		T(test_conn_send_nonblocking_partial_beyond_window_keeps_order),
 		T(test_conn_send_window_full_eagain_then_blocking_etimedout),
+		T(test_conn_set_window_listener_limits_what_client_may_queue),
+		T(test_conn_set_window_bad_args_or_state_change_nothing),
 		T(test_conn_send_blocking_mib_through_reader_thread),
 		T(test_conn_poll_bits_follow_data_fd_readable),
 		T(test_conn_close_peer_drains_then_econnreset),
