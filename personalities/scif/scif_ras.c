@@ -10,6 +10,8 @@
  * taken after scif_unregister until its segment is idle.
  */
 #include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
 #include "personalities/scif/scif_internal.h"
 
 /* Offsets stay below 2^62, as in MPSS. */
@@ -77,6 +79,32 @@ static bool window_release(void *pages, bool retire)
 	return retire;
 }
 
+/*
+ * A provider that cannot register the caller's pages (pximc): the window's
+ * pages become memory the provider allocated, the program's range moved onto
+ * them (mremap with old size 0 maps the same shared pages there too). Where
+ * the provider's memory is not shared memory that cannot be done: EOPNOTSUPP.
+ */
+static int window_on_provider_memory(struct xrma_ctx *ctx, struct xrma_seg_attr *attr,
+				     struct xrma_seg **out)
+{
+	void *addr = attr->addr, *p;
+	int ret;
+
+	attr->addr = NULL;
+	ret = xrma_seg_open(ctx, attr, out);
+	if (!ret)
+		ret = xrma_seg_addr(*out, &p);
+	if (ret)
+		return ret;
+	memcpy(p, addr, attr->len);
+	if (mremap(p, 0, attr->len, MREMAP_MAYMOVE | MREMAP_FIXED, addr) == MAP_FAILED) {
+		xrma_seg_close(*out);
+		return -XRMA_ENOTSUP;
+	}
+	return 0;
+}
+
 /* Local access always; remote write only for a writable window (remote read always). */
 static int window_segment(void *addr, size_t len, bool writable, struct xrma_seg **out)
 {
@@ -90,6 +118,8 @@ static int window_segment(void *addr, size_t len, bool writable, struct xrma_seg
 
 	if (!ret)
 		ret = xrma_seg_open(ctx, &attr, out);
+	if (ret == -XRMA_ENOTSUP)
+		ret = window_on_provider_memory(ctx, &attr, out);
 	if (!ret) {
 		ret = xrma_seg_export(*out, 0);
 		if (ret)
