@@ -32,7 +32,8 @@ struct xrma_seg;
 
 struct xrma_seg_attr {
 	size_t len;          /* bytes, > 0 */
-	void *addr;          /* NULL: the provider allocates; else register this memory */
+	void *addr;          /* NULL: the provider allocates; else register this memory (made
+				* shareable by the provider where importers map it) */
 	uint64_t id;         /* wanted id, or XRMA_ID_ANY (chosen in [id_min, id_max]) */
 	uint64_t id_min;     /* range for XRMA_ID_ANY; 0 and 0 mean the core's default */
 	uint64_t id_max;

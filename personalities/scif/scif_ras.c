@@ -10,6 +10,9 @@
  * taken after scif_unregister until its segment is idle.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include "personalities/scif/scif_internal.h"
 
 /* Offsets stay below 2^62, as in MPSS. */
@@ -62,23 +65,125 @@ uint32_t xrma_scif_prot(int prot)
 }
 
 /*
+ * Ranges of the program moved onto provider memory (window_on_provider_memory),
+ * each with the segment now behind it and the windows using it. A later window
+ * over the same pages must use that segment too: moving the range again would
+ * leave the earlier windows on pages the program no longer sees.
+ */
+struct moved_range {
+	uintptr_t base;
+	size_t len;
+	struct xrma_seg *seg;     /* exported; the range is [0, len) of it */
+	bool writable;            /* remote write granted */
+	size_t refs;              /* windows over it; under moved_lock */
+	struct moved_range *next;
+};
+
+static pthread_mutex_t moved_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct moved_range *moved;
+
+/* Under moved_lock. */
+static struct moved_range **moved_find_seg(struct xrma_seg *seg)
+{
+	struct moved_range **m = &moved;
+
+	while (*m && (*m)->seg != seg)
+		m = &(*m)->next;
+	return m;
+}
+
+/*
  * A window lets go of its segment: true once its range may be reused; false
  * while a transfer or mapping still uses it (retire: close it later instead
- * and return true).
+ * and return true). A moved range's segment closes with its last window; the
+ * others only drop their reference (its pages stay valid for the peer).
  */
 static bool window_release(void *pages, bool retire)
 {
 	struct xrma_seg *seg = pages;
+	struct moved_range **link, *m, *gone = NULL;
+	bool done = true, busy;
 
-	if (xrma_seg_close(seg) != -XRMA_EBUSY)
-		return true;
-	if (retire)
-		xrma_scif_retire(seg);
-	return retire;
+	pthread_mutex_lock(&moved_lock);
+	link = moved_find_seg(seg);
+	m = *link;
+	if (m && m->refs > 1) {
+		m->refs--;
+	} else if (!(busy = xrma_seg_close(seg) == -XRMA_EBUSY) || retire) {
+		/* Closed or retired: the program's range keeps the pages; a new window moves it again. */
+		if (busy)
+			xrma_scif_retire(seg);
+		if (m)
+			*link = m->next;
+		gone = m;
+	} else {
+		done = false;   /* the last window keeps its reference until asked again */
+	}
+	pthread_mutex_unlock(&moved_lock);
+	free(gone);
+	return done;
+}
+
+/*
+ * A provider that cannot register the caller's pages (pximc): the window's
+ * pages become memory the provider allocated, the program's range moved onto
+ * them (mremap with old size 0 maps the same shared pages there too). Where
+ * the provider's memory is not shared memory that cannot be done: EOPNOTSUPP.
+ * Pages already moved are not moved again: the window shares their segment,
+ * with the same write right only (the segment enforces it for every window);
+ * a range that only partly overlaps moved pages, or asks another write right,
+ * is EINVAL. The list cannot see munmap: memory mapped anew over a moved range
+ * while its windows live would get their segment, not its own pages.
+ * Under moved_lock, so two threads never move one range twice.
+ */
+static int window_on_provider_memory(struct xrma_ctx *ctx, struct xrma_seg_attr *attr,
+				     struct xrma_seg **out, size_t *seg_offset)
+{
+	uintptr_t addr = (uintptr_t)attr->addr;
+	bool writable = attr->access & XRMA_ACCESS_REMOTE_WRITE;
+	struct moved_range *m;
+	void *p;
+	int ret;
+
+	for (m = moved; m; m = m->next) {
+		if (addr >= m->base + m->len || m->base >= addr + attr->len)
+			continue;
+		if (addr < m->base || addr + attr->len > m->base + m->len || writable != m->writable)
+			return -XRMA_EINVAL;
+		m->refs++;
+		*out = m->seg;
+		*seg_offset = addr - m->base;
+		return 0;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -XRMA_ENOMEM;
+	attr->addr = NULL;
+	ret = xrma_seg_open(ctx, attr, out);
+	if (!ret)
+		ret = xrma_seg_addr(*out, &p);
+	if (!ret) {
+		memcpy(p, (void *)addr, attr->len);
+		if (mremap(p, 0, attr->len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)addr) == MAP_FAILED)
+			ret = -XRMA_ENOTSUP;
+		else
+			ret = xrma_seg_export(*out, 0);
+		if (ret)
+			xrma_seg_close(*out);
+	}
+	if (ret) {
+		free(m);
+		return ret;
+	}
+	*m = (struct moved_range){ .base = addr, .len = attr->len, .seg = *out,
+				   .writable = writable, .refs = 1, .next = moved };
+	moved = m;
+	return 0;
 }
 
 /* Local access always; remote write only for a writable window (remote read always). */
-static int window_segment(void *addr, size_t len, bool writable, struct xrma_seg **out)
+static int window_segment(void *addr, size_t len, bool writable, struct xrma_seg **out,
+			  size_t *seg_offset)
 {
 	struct xrma_seg_attr attr = {
 		.len = len, .addr = addr, .id = XRMA_ID_ANY,
@@ -88,9 +193,15 @@ static int window_segment(void *addr, size_t len, bool writable, struct xrma_seg
 	struct xrma_ctx *ctx;
 	int ret = xrma_scif_ctx(&ctx);
 
+	*seg_offset = 0;
 	if (!ret)
 		ret = xrma_seg_open(ctx, &attr, out);
-	if (!ret) {
+	if (ret == -XRMA_ENOTSUP) {
+		/* Exported already: it may be another window's. */
+		pthread_mutex_lock(&moved_lock);
+		ret = window_on_provider_memory(ctx, &attr, out, seg_offset);
+		pthread_mutex_unlock(&moved_lock);
+	} else if (!ret) {
 		ret = xrma_seg_export(*out, 0);
 		if (ret)
 			xrma_seg_close(*out);
@@ -142,15 +253,16 @@ static int ras_register(struct xrma_scif_ep *ep, void *addr, size_t len, uint64_
 {
 	uint32_t flags = fixed ? XRMA_RWIN_FIXED : 0;
 	struct xrma_seg *seg;
+	size_t seg_offset;
 	int ret;
 
 	/* A place first: the caller's pages are registered only for a window that has one. */
 	ret = xrma_rwin_place(ep->rwin, offset, len, flags);
 	if (!ret)
-		ret = window_segment(addr, len, prot & SCIF_PROT_WRITE, &seg);
+		ret = window_segment(addr, len, prot & SCIF_PROT_WRITE, &seg, &seg_offset);
 	if (ret)
 		return ret;
-	ret = xrma_rwin_add(ep->rwin, seg, 0, len, offset, xrma_scif_prot(prot), XRMA_RWIN_FIXED, seg);
+	ret = xrma_rwin_add(ep->rwin, seg, seg_offset, len, offset, xrma_scif_prot(prot), XRMA_RWIN_FIXED, seg);
 	if (ret)
 		window_release(seg, true);
 	return ret;

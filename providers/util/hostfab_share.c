@@ -8,7 +8,10 @@
  * memory (heap, data, stack, anonymous, private huge pages) a memfd of ours
  * mapped in place over the same addresses after its contents were copied.
  * The table is per process, as the address space is: every context of the
- * process finds the same memfd again for pages it already re-backed.
+ * process finds the same memfd again for pages it already re-backed. A
+ * re-backed range stays in the table after its last registration (the pages
+ * are still on the memfd: a fork must still copy them, a new registration
+ * finds them) until the program no longer maps it there.
  */
 #include "providers/util/hostfab_share.h"
 
@@ -35,8 +38,8 @@ struct hostfab_share {
 	struct hostfab_share *next;   /* shares; under share_lock */
 	dev_t dev;                    /* fixed: the file's identity */
 	ino_t ino;
-	int fd;                       /* fixed; closed with the last reference */
-	size_t refs;                  /* under share_lock */
+	int fd;                       /* fixed; closed when the entry goes */
+	size_t refs;                  /* under share_lock; 0: a re-backed range kept for fork */
 	/* Re-backed private pages only: where they are, for a forked child (share_child). */
 	bool rebacked;                /* fixed */
 	bool huge;                    /* fixed: hugetlb memfd */
@@ -389,6 +392,35 @@ static void share_fork_setup(void)
 	pthread_atfork(share_fork_prepare, share_fork_parent, share_fork_child);
 }
 
+/* Whether some page of s's range still maps its file (under share_lock). */
+static bool share_still_mapped(const struct hostfab_share *s)
+{
+	struct share_piece pieces[SHARE_PIECES_MAX];
+	size_t count = 0;
+
+	smaps_read(s->addr, s->addr + s->len, pieces, &count);
+	for (size_t i = 0; i < count; i++)
+		if (pieces[i].dev == s->dev && pieces[i].ino == s->ino)
+			return true;
+	return false;
+}
+
+/* Forget the re-backed ranges no registration uses and the program no longer maps. */
+static void share_sweep_locked(void)
+{
+	for (struct hostfab_share **pp = &shares; *pp;) {
+		struct hostfab_share *s = *pp;
+
+		if (s->refs || share_still_mapped(s)) {
+			pp = &s->next;
+			continue;
+		}
+		*pp = s->next;
+		close(s->fd);
+		free(s);
+	}
+}
+
 int hostfab_share_get(void *addr, size_t len, int *fd, uint64_t *file_offset, struct hostfab_share **out)
 {
 	struct share_piece pieces[SHARE_PIECES_MAX];
@@ -405,6 +437,7 @@ int hostfab_share_get(void *addr, size_t len, int *fd, uint64_t *file_offset, st
 		return -XRMA_ENOTSUP;
 	pthread_once(&share_fork_once, share_fork_setup);
 	pthread_mutex_lock(&share_lock);
+	share_sweep_locked();
 	ret = smaps_read(start, end, pieces, &count);
 	for (size_t i = 0; !ret && i < count; i++) {
 		all_shared &= pieces[i].shared && pieces[i].ino;
@@ -418,6 +451,9 @@ int hostfab_share_get(void *addr, size_t len, int *fd, uint64_t *file_offset, st
 		s = share_find_locked(pieces[0].dev, pieces[0].ino);
 		if (s) {
 			s->refs++;
+		} else if (strstr(pieces[0].path, "/memfd:" SHARE_MEMFD_NAME " ") == pieces[0].path) {
+			/* Pages of ours the table forgot (moved by the program): private, re-back again. */
+			all_private = true;
 		} else {
 			int file = open_mapped_file(&pieces[0]);
 
@@ -427,9 +463,6 @@ int hostfab_share_get(void *addr, size_t len, int *fd, uint64_t *file_offset, st
 					close(file);
 					ret = -XRMA_ENOMEM;
 				}
-			} else if (strstr(pieces[0].path, "/memfd:" SHARE_MEMFD_NAME " ") == pieces[0].path) {
-				/* Pages we once re-backed, whose registrations are all gone: again. */
-				all_private = true;
 			} else {
 				ret = -XRMA_ENOTSUP;
 			}
@@ -459,7 +492,8 @@ void hostfab_share_put(struct hostfab_share *s)
 	if (!s)
 		return;
 	pthread_mutex_lock(&share_lock);
-	if (--s->refs) {
+	/* Re-backed pages stay listed while mapped: see share_sweep_locked. */
+	if (--s->refs || s->rebacked) {
 		pthread_mutex_unlock(&share_lock);
 		return;
 	}

@@ -272,6 +272,9 @@ static int survivor_owner(const struct faults_case *c, struct xrma_ctx *ctx, con
 	uint64_t start;
 
 	PROC_CHECK(mem != MAP_FAILED);
+	/* A first page of other memory keeps the registration in place (no one file holds it
+	 * all), so the victim's writes take cross-memory attach. */
+	PROC_CHECK(mmap(mem, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == mem);
 	PROC_CHECK_RC(seg_export(ctx, SEG_ID, NULL, SEG_LEN, &seg), 0);
 	PROC_CHECK_RC(seg_export(ctx, USER_SEG_ID, mem, USER_LEN, &user), 0);
 	PROC_CHECK_RC(xrma_seg_addr(seg, &addr), 0);

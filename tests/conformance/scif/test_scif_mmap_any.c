@@ -308,14 +308,37 @@ static void test_scif_mmap_huge_pages(void **state)
 	munmap(mem, huge);
 }
 
-/* A child forked after registration has its own copy; MADV_DONTFORK pages stay out of it. */
+/* Fork; the child checks seed in mem and stores over it; ours must stay seed. */
+static void fork_child_stores(char *mem, size_t len, uint8_t seed, char *absent)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		unsigned char vec;
+		bool ok = fixture_pattern_check(mem, len, seed, 0) == FIXTURE_MATCH;
+
+		memset(mem, 0xee, len);
+		/* The child has no mapping there at all. */
+		if (absent)
+			ok = ok && mincore(absent, PAGE, &vec) == -1 && errno == ENOMEM;
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(fixture_pattern_check(mem, len, seed, 0), FIXTURE_MATCH);
+}
+
+/*
+ * A child forked after registration has its own copy, also once the window is
+ * gone (the pages stay re-backed); MADV_DONTFORK pages stay out of it.
+ */
 static void test_scif_mmap_fork_keeps_private_pages_private(void **state)
 {
 	char *mem = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *kept = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int status;
-	pid_t pid;
-
 	(void)state;
 	need_card();
 	assert_true(mem != MAP_FAILED && kept != MAP_FAILED);
@@ -323,25 +346,18 @@ static void test_scif_mmap_fork_keeps_private_pages_private(void **state)
 	fixture_pattern(mem, 2 * PAGE, 0x80, 0);
 	assert_int_equal(scif_register(epd, mem, 2 * PAGE, WIN, RW, SCIF_MAP_FIXED), WIN);
 	assert_int_equal(scif_register(epd, kept, PAGE, WIN + 2 * PAGE, RW, SCIF_MAP_FIXED), WIN + 2 * PAGE);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		unsigned char vec;
-		bool ok = fixture_pattern_check(mem, 2 * PAGE, 0x80, 0) == FIXTURE_MATCH;
-
-		memset(mem, 0xee, 2 * PAGE);
-		/* The child has no mapping there at all. */
-		ok = ok && mincore(kept, PAGE, &vec) == -1 && errno == ENOMEM;
-		_exit(ok ? 0 : 1);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_int_equal(fixture_pattern_check(mem, 2 * PAGE, 0x80, 0), FIXTURE_MATCH);
+	fork_child_stores(mem, 2 * PAGE, 0x80, kept);
 	/* The window is still the owner's pages. */
 	assert_int_equal(card_do(CMD_MAP, WIN, 2 * PAGE, 0x80), 0);
 	assert_int_equal(fixture_pattern_check(mem, 2 * PAGE, 0x81, 0), FIXTURE_MATCH);
 	assert_scif_ok(scif_unregister(epd, WIN, 3 * PAGE));
+	fork_child_stores(mem, 2 * PAGE, 0x81, kept);
+	/* Registered again: the same pages, found again. */
+	assert_int_equal(scif_register(epd, mem, 2 * PAGE, WIN, RW, SCIF_MAP_FIXED), WIN);
+	assert_int_equal(card_do(CMD_MAP, WIN, 2 * PAGE, 0x81), 0);
+	assert_int_equal(fixture_pattern_check(mem, 2 * PAGE, 0x82, 0), FIXTURE_MATCH);
+	assert_scif_ok(scif_unregister(epd, WIN, 2 * PAGE));
+	fork_child_stores(mem, 2 * PAGE, 0x82, NULL);
 	munmap(mem, 2 * PAGE);
 	munmap(kept, PAGE);
 }
