@@ -10,8 +10,10 @@
  * The table is per process, as the address space is: every context of the
  * process finds the same memfd again for pages it already re-backed. A
  * re-backed range stays in the table after its last registration (the pages
- * are still on the memfd: a fork must still copy them, a new registration
- * finds them) until the program no longer maps it there.
+ * are still on the memfd: a fork must still copy them) until the program no
+ * longer maps it there, but its descriptor is closed then: a program that
+ * registers many buffers in turn must not run out of descriptors. A new
+ * registration of such pages re-backs them again.
  */
 #include "providers/util/hostfab_share.h"
 
@@ -38,7 +40,7 @@ struct hostfab_share {
 	struct hostfab_share *next;   /* shares; under share_lock */
 	dev_t dev;                    /* fixed: the file's identity */
 	ino_t ino;
-	int fd;                       /* fixed; closed when the entry goes */
+	int fd;                       /* -1 once no registration uses a re-backed range */
 	size_t refs;                  /* under share_lock; 0: a re-backed range kept for fork */
 	/* Re-backed private pages only: where they are, for a forked child (share_child). */
 	bool rebacked;                /* fixed */
@@ -343,8 +345,15 @@ static void share_child(void)
 				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | (s->huge ? MAP_HUGETLB : 0), -1, 0);
 			if (copy == MAP_FAILED)
 				continue;
+			/* No descriptor left (see hostfab_share_put): the pages as mapped. */
+			if (s->fd < 0) {
+				/* Replaced below anyway: readable for the copy, whatever it was. */
+				if (!(pieces[i].prot & PROT_READ))
+					mprotect((void *)lo, hi - lo, PROT_READ);
+				memcpy(copy, (void *)lo, hi - lo);
+			}
 			/* Only the memfd's data extents: holes read as zeros in the copy too. */
-			for (off_t at = base; at < base + (off_t)(hi - lo);) {
+			for (off_t at = base; s->fd >= 0 && at < base + (off_t)(hi - lo);) {
 				off_t data = lseek(s->fd, at, SEEK_DATA), hole;
 
 				if (data < 0 || data >= base + (off_t)(hi - lo))
@@ -416,9 +425,21 @@ static void share_sweep_locked(void)
 			continue;
 		}
 		*pp = s->next;
-		close(s->fd);
+		if (s->fd >= 0)
+			close(s->fd);
 		free(s);
 	}
+}
+
+/* Drop s from the table (under share_lock); the caller closes and frees it. */
+static void share_unlink_locked(struct hostfab_share *s)
+{
+	struct hostfab_share **pp;
+
+	for (pp = &shares; *pp && *pp != s; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = s->next;
 }
 
 int hostfab_share_get(void *addr, size_t len, int *fd, uint64_t *file_offset, struct hostfab_share **out)
@@ -449,7 +470,13 @@ int hostfab_share_get(void *addr, size_t len, int *fd, uint64_t *file_offset, st
 	if (!ret && all_shared && one_file) {
 		*file_offset = pieces[0].offset + (start - pieces[0].lo);
 		s = share_find_locked(pieces[0].dev, pieces[0].ino);
-		if (s) {
+		if (s && s->fd < 0) {
+			/* Re-backed pages whose descriptor we let go: re-back them again. */
+			share_unlink_locked(s);
+			free(s);
+			s = NULL;
+			all_private = true;
+		} else if (s) {
 			s->refs++;
 		} else if (strstr(pieces[0].path, "/memfd:" SHARE_MEMFD_NAME " ") == pieces[0].path) {
 			/* Pages of ours the table forgot (moved by the program): private, re-back again. */
@@ -487,20 +514,21 @@ int hostfab_share_get(void *addr, size_t len, int *fd, uint64_t *file_offset, st
 
 void hostfab_share_put(struct hostfab_share *s)
 {
-	struct hostfab_share **pp;
-
 	if (!s)
 		return;
 	pthread_mutex_lock(&share_lock);
-	/* Re-backed pages stay listed while mapped: see share_sweep_locked. */
-	if (--s->refs || s->rebacked) {
+	if (--s->refs) {
 		pthread_mutex_unlock(&share_lock);
 		return;
 	}
-	for (pp = &shares; *pp && *pp != s; pp = &(*pp)->next)
-		;
-	if (*pp)
-		*pp = s->next;
+	if (s->rebacked) {
+		/* Listed while mapped, for a fork (share_sweep_locked); the descriptor goes now. */
+		close(s->fd);
+		s->fd = -1;
+		pthread_mutex_unlock(&share_lock);
+		return;
+	}
+	share_unlink_locked(s);
 	pthread_mutex_unlock(&share_lock);
 	/* The program's range keeps mapping the pages: closing our descriptor frees nothing. */
 	close(s->fd);

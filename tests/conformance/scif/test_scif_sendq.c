@@ -162,14 +162,19 @@ static void test_scif_send_queue_holds_4095_bytes_without_a_reader(void **state)
 	char *in = malloc(BIG);
 	scif_epd_t epd;
 	size_t got = 0;
-	int64_t rest;
+	int64_t first, rest;
 
 	(void)state;
 	assert_non_null(in);
 	epd = card_start(&child, "filler");
-	/* Non-blocking with nobody reading: the queue's worth, then nothing. */
-	assert_int_equal(link_value(&child), QUEUE);
-	assert_int_equal(link_value(&child), 0);
+	/*
+	 * Non-blocking with nobody reading: the queue's worth, then nothing. Under
+	 * load the first send was seen to stop 16 bytes short and the second to
+	 * take them, as a partial count allows; the two together are the queue.
+	 */
+	first = link_value(&child);
+	assert_true(first > 0 && first <= QUEUE);
+	assert_int_equal(first + link_value(&child), QUEUE);
 	rest = BIG - QUEUE;
 	/* The card now blocks in a send of the rest, which moves on as we read. */
 	while (got < BIG) {
