@@ -330,31 +330,44 @@ int scif_connect(scif_epd_t epd, struct scif_portID *dst)
 	return ret ? xrma_scif_fail(ret) : 0;
 }
 
-int scif_accept(scif_epd_t epd, struct scif_portID *peer, scif_epd_t *newepd, int flags)
+/*
+ * Whether a failed accept handshake is the requester's doing (it died, stalled or
+ * broke the protocol), not the listener's: such a request is dropped and the
+ * listener goes on to the next, as the guide's "remote failed to finish its
+ * request" (EAGAIN when nothing else is pending).
+ */
+static bool accept_requester_failed(int ret)
+{
+	/* The listener's own shortages (core codes equal to errno values) are its to report. */
+	return ret != -XRMA_ENOMEM && ret != -XRMA_ENOSPC && ret != -EMFILE && ret != -ENFILE &&
+	       ret != -XRMA_EINTR && ret != -XRMA_ECANCELED;
+}
+
+/*
+ * Take one request from the listener and finish its handshake: 0 and the new
+ * endpoint in *out, or a core code; *skipped when the requester was at fault.
+ */
+static int accept_one(scif_epd_t epd, int flags, struct xrma_scif_ep **out, bool *skipped)
 {
 	struct xrma_scif_ep *ep, *child;
 	struct xrma_conn *conn;
 	enum xrma_conn_state state;
 	int ret;
 
-	if (flags & ~SCIF_ACCEPT_SYNC || !peer || !newepd) {
-		errno = EINVAL;
-		return -1;
-	}
 	ret = ep_state(epd, &ep, &state);
 	if (ret)
-		return xrma_scif_fail(ret);
+		return ret;
 	ret = state != XRMA_CONN_LISTENING ? -XRMA_EINVAL : 0;
 	if (!ret)
 		ret = xrma_conn_accept(ep->conn, flags & SCIF_ACCEPT_SYNC ? XRMA_TIMEOUT_INFINITE : 0,
 				       &conn);
 	xrma_scif_ep_put(ep);
 	if (ret)
-		return xrma_scif_fail(ret);
+		return ret;
 	child = xrma_scif_ep_new(conn);
 	if (!child) {
 		xrma_conn_close(conn);
-		return xrma_scif_fail(-XRMA_ENOMEM);
+		return -XRMA_ENOMEM;
 	}
 	XRMA_KILL_POINT("scif.accept.before_handshake");
 	ret = scif_handshake(child);
@@ -367,8 +380,31 @@ int scif_accept(scif_epd_t epd, struct scif_portID *peer, scif_epd_t *newepd, in
 		pthread_mutex_unlock(&child->lock);
 		xrma_conn_close(conn);
 		xrma_scif_ep_put(child);
-		return xrma_scif_fail(ret);
+		*skipped = accept_requester_failed(ret);
+		return ret;
 	}
+	*out = child;
+	return 0;
+}
+
+int scif_accept(scif_epd_t epd, struct scif_portID *peer, scif_epd_t *newepd, int flags)
+{
+	struct xrma_scif_ep *child;
+	bool skipped;
+	int ret;
+
+	if (flags & ~SCIF_ACCEPT_SYNC || !peer || !newepd) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* Each round takes one request, so this ends when the queue does (EAGAIN
+	 * without SCIF_ACCEPT_SYNC) or a requester completes. */
+	do {
+		skipped = false;
+		ret = accept_one(epd, flags, &child, &skipped);
+	} while (ret && skipped);
+	if (ret)
+		return xrma_scif_fail(ret);
 	peer->node = (uint16_t)child->peer_node;
 	peer->port = (uint16_t)child->peer_port;
 	*newepd = child->fd;
