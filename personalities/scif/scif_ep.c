@@ -332,9 +332,8 @@ int scif_connect(scif_epd_t epd, struct scif_portID *dst)
 
 /*
  * Whether a failed accept handshake is the requester's doing (it died, stalled or
- * broke the protocol), not the listener's: such a request is dropped and the
- * listener goes on to the next, as the guide's "remote failed to finish its
- * request" (EAGAIN when nothing else is pending).
+ * broke the protocol), not the listener's: the request is dropped and reported
+ * as ECONNRESET, so the listener can take the next.
  */
 static bool accept_requester_failed(int ret)
 {
@@ -397,12 +396,12 @@ int scif_accept(scif_epd_t epd, struct scif_portID *peer, scif_epd_t *newepd, in
 		errno = EINVAL;
 		return -1;
 	}
-	/* Each round takes one request, so this ends when the queue does (EAGAIN
-	 * without SCIF_ACCEPT_SYNC) or a requester completes. */
-	do {
-		skipped = false;
-		ret = accept_one(epd, flags, &child, &skipped);
-	} while (ret && skipped);
+	skipped = false;
+	ret = accept_one(epd, flags, &child, &skipped);
+	/* The requester's failure, whatever it was, is the guide's reset by the peer:
+	 * the listener is fine and the next call takes the next request. */
+	if (ret && skipped)
+		ret = -XRMA_ECONNRESET;
 	if (ret)
 		return xrma_scif_fail(ret);
 	peer->node = (uint16_t)child->peer_node;

@@ -198,6 +198,9 @@ static int child_listener(int sock, const char *arg)
 	for (;;) {
 		int ret = scif_accept(l, &peer, &ep, SCIF_ACCEPT_SYNC);
 
+		/* A requester that died mid-way is a reset; nothing else may fail the listener. */
+		if (ret != 0 && errno == ECONNRESET)
+			continue;
 		if (ret != 0)
 			fprintf(stderr, "scif_accept: %s\n", strerror(errno));
 		PROC_CHECK(ret == 0);
