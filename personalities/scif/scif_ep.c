@@ -362,31 +362,43 @@ int scif_connect(scif_epd_t epd, struct scif_portID *dst)
 	return connect_finish(ep, ret);
 }
 
-int scif_accept(scif_epd_t epd, struct scif_portID *peer, scif_epd_t *newepd, int flags)
+/*
+ * Whether a failed accept handshake is the requester's doing (it died, stalled or
+ * broke the protocol), not the listener's: the request is dropped and reported
+ * as ECONNRESET, so the listener can take the next.
+ */
+static bool accept_requester_failed(int ret)
 {
-	XRMA_SCIF_ERRNO_KEEP();
+	/* The listener's own shortages (core codes equal to errno values) are its to report. */
+	return ret != -XRMA_ENOMEM && ret != -XRMA_ENOSPC && ret != -EMFILE && ret != -ENFILE &&
+	       ret != -XRMA_EINTR && ret != -XRMA_ECANCELED;
+}
+
+/*
+ * Take one request from the listener and finish its handshake: 0 and the new
+ * endpoint in *out, or a core code; *skipped when the requester was at fault.
+ */
+static int accept_one(scif_epd_t epd, int flags, struct xrma_scif_ep **out, bool *skipped)
+{
 	struct xrma_scif_ep *ep, *child;
 	struct xrma_conn *conn;
 	enum xrma_conn_state state;
 	int ret;
 
-	if (flags & ~SCIF_ACCEPT_SYNC || !peer || !newepd) {
-		return xrma_scif_fail_errno(EINVAL);
-	}
 	ret = ep_state(epd, &ep, &state);
 	if (ret)
-		return xrma_scif_fail(ret);
+		return ret;
 	ret = state != XRMA_CONN_LISTENING ? -XRMA_EINVAL : 0;
 	if (!ret)
 		ret = xrma_conn_accept(ep->conn, flags & SCIF_ACCEPT_SYNC ? XRMA_TIMEOUT_INFINITE : 0,
 				       &conn);
 	xrma_scif_ep_put(ep);
 	if (ret)
-		return xrma_scif_fail(ret);
+		return ret;
 	child = xrma_scif_ep_new(conn);
 	if (!child) {
 		xrma_conn_close(conn);
-		return xrma_scif_fail(-XRMA_ENOMEM);
+		return -XRMA_ENOMEM;
 	}
 	XRMA_KILL_POINT("scif.accept.before_handshake");
 	ret = scif_handshake(child);
@@ -399,8 +411,30 @@ int scif_accept(scif_epd_t epd, struct scif_portID *peer, scif_epd_t *newepd, in
 		pthread_mutex_unlock(&child->lock);
 		xrma_conn_close(conn);
 		xrma_scif_ep_put(child);
-		return xrma_scif_fail(ret);
+		*skipped = accept_requester_failed(ret);
+		return ret;
 	}
+	*out = child;
+	return 0;
+}
+
+int scif_accept(scif_epd_t epd, struct scif_portID *peer, scif_epd_t *newepd, int flags)
+{
+	XRMA_SCIF_ERRNO_KEEP();
+	struct xrma_scif_ep *child;
+	bool skipped;
+	int ret;
+
+	if (flags & ~SCIF_ACCEPT_SYNC || !peer || !newepd)
+		return xrma_scif_fail_errno(EINVAL);
+	skipped = false;
+	ret = accept_one(epd, flags, &child, &skipped);
+	/* The requester's failure, whatever it was, is the guide's reset by the peer:
+	 * the listener is fine and the next call takes the next request. */
+	if (ret && skipped)
+		ret = -XRMA_ECONNRESET;
+	if (ret)
+		return xrma_scif_fail(ret);
 	peer->node = (uint16_t)child->peer_node;
 	peer->port = (uint16_t)child->peer_port;
 	*newepd = child->fd;

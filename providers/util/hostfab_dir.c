@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,14 +40,21 @@ static void dir_path(const struct hostfab_ep *ep, uint32_t node, char *buf, size
 	snprintf(buf, len, "%s/xrma.%s.%u", ep->dirpath, ep->ns, node);
 }
 
-static int dir_init_file(int fd, uint32_t node)
+static int dir_init_file(const struct hostfab_ep *ep, int fd, const char *path, uint32_t node)
 {
 	struct hostfab_dir *dir;
 	pthread_mutexattr_t ma;
 	struct timespec now;
+	int err;
 
-	if (ftruncate(fd, sizeof(*dir)) != 0)
-		return -XRMA_ENOMEM;
+	/* Every page allocated now: a full file system fails here, not later as a
+	 * SIGBUS in whichever process first touches an unbacked page. */
+	err = posix_fallocate(fd, 0, sizeof(*dir));
+	if (err) {
+		hostfab_detail("%s: cannot allocate %zu bytes for %s: %s", ep->model->name,
+			       sizeof(*dir), path, strerror(err));
+		return err == ENOSPC ? -XRMA_ENOSPC : err == ENOMEM ? -XRMA_ENOMEM : -XRMA_EIO;
+	}
 	dir = mmap(NULL, sizeof(*dir), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (dir == MAP_FAILED)
 		return -XRMA_ENOMEM;
@@ -66,6 +74,52 @@ static int dir_init_file(int fd, uint32_t node)
 	return 0;
 }
 
+/* Whether any endpoint holds its liveness byte in the file open as fd. */
+static bool file_has_live_slot(int fd)
+{
+	struct flock fl = {
+		.l_type = F_WRLCK,
+		.l_whence = SEEK_SET,
+		.l_start = HOSTFAB_LOCK_BASE,
+		.l_len = HOSTFAB_EP_MAX,
+	};
+
+	return fcntl(fd, F_OFD_GETLK, &fl) != 0 || fl.l_type != F_UNLCK;
+}
+
+/* Whether the file open as fd has a node directory's size and, for node (UINT32_MAX: any), its header. */
+static bool dir_file_valid(int fd, const struct stat *st, uint32_t node)
+{
+	uint64_t magic;
+	uint32_t file_node;
+
+	if ((size_t)st->st_size < sizeof(struct hostfab_dir))
+		return false;
+	/* Read, not mapped: a file shrunk under us gives a short read, never a SIGBUS. */
+	if (pread(fd, &magic, sizeof(magic), offsetof(struct hostfab_dir, magic)) != sizeof(magic) ||
+	    pread(fd, &file_node, sizeof(file_node), offsetof(struct hostfab_dir, node)) !=
+		    sizeof(file_node))
+		return false;
+	return magic == HOSTFAB_DIR_MAGIC && (node == UINT32_MAX || file_node == node);
+}
+
+/*
+ * Remove a broken (truncated or overwritten) directory file at path, open as
+ * fd, if it is ours and no endpoint lives in it. false: it stays, and whoever
+ * found it must refuse it.
+ */
+static bool dir_sweep_broken(const struct hostfab_ep *ep, int fd, const struct stat *st, const char *path)
+{
+	struct stat now;
+
+	if (st->st_uid != ep->uid || file_has_live_slot(fd))
+		return false;
+	/* Only the file we looked at: a fresh one linked in meanwhile is left alone. */
+	if (stat(path, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino)
+		unlink(path);
+	return true;
+}
+
 /* Create and publish the file of node; EEXIST if someone else did first. */
 static int dir_create(struct hostfab_ep *ep, uint32_t node, const char *path)
 {
@@ -83,7 +137,7 @@ static int dir_create(struct hostfab_ep *ep, uint32_t node, const char *path)
 		hostfab_detail("%s: cannot create %s: %s", ep->model->name, tmp, strerror(errno));
 		return errno == EACCES ? -XRMA_EACCES : -XRMA_EIO;
 	}
-	ret = dir_init_file(fd, node);
+	ret = dir_init_file(ep, fd, tmp, node);
 	if (!ret && link(tmp, path) != 0)
 		ret = errno == EEXIST ? -XRMA_EEXIST : -XRMA_EIO;
 	unlink(tmp);
@@ -116,12 +170,23 @@ int hostfab_dir_open(struct hostfab_ep *ep, uint32_t node, bool create, struct h
 				return ret;
 			continue;
 		}
-		if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(struct hostfab_dir)) {
-			/* A file being torn down (or not ours): look again. */
+		if (fstat(fd, &st) != 0) {
+			close(fd);
+			return -XRMA_EIO;
+		}
+		if (!dir_file_valid(fd, &st, node)) {
+			/* Files are linked in whole, so this one was truncated or
+			 * overwritten since: swept if nobody uses it, else refused (mapping
+			 * it would give its users SIGBUS or garbage). */
+			bool swept = dir_sweep_broken(ep, fd, &st, path);
+
 			close(fd);
 			fd = -1;
-			sched_yield();
-			continue;
+			if (swept)
+				continue;
+			hostfab_detail("%s: %s is not a valid node file (%lld bytes, owner uid %u) and is in use",
+				       ep->model->name, path, (long long)st.st_size, (unsigned)st.st_uid);
+			return -XRMA_EIO;
 		}
 		break;
 	}
@@ -501,19 +566,6 @@ void hostfab_dir_remove_if_dead(struct hostfab_ep *ep, struct hostfab_dirmap *ma
 	hostfab_dir_unlock(map->dir);
 }
 
-/* Whether any endpoint holds its liveness byte in the file open as fd. */
-static bool file_has_live_slot(int fd)
-{
-	struct flock fl = {
-		.l_type = F_WRLCK,
-		.l_whence = SEEK_SET,
-		.l_start = HOSTFAB_LOCK_BASE,
-		.l_len = HOSTFAB_EP_MAX,
-	};
-
-	return fcntl(fd, F_OFD_GETLK, &fl) != 0 || fl.l_type != F_UNLCK;
-}
-
 void hostfab_dir_sweep_runtime(struct hostfab_ep *ep)
 {
 	char prefix[32], path[PATH_MAX];
@@ -537,8 +589,12 @@ void hostfab_dir_sweep_runtime(struct hostfab_ep *ep)
 		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0)
 			continue;
-		if (fstat(fd, &st) || st.st_uid != ep->uid || (size_t)st.st_size < sizeof(struct hostfab_dir) ||
-		    file_has_live_slot(fd)) {
+		if (fstat(fd, &st) || st.st_uid != ep->uid || file_has_live_slot(fd)) {
+			close(fd);
+			continue;
+		}
+		if (!dir_file_valid(fd, &st, UINT32_MAX)) {
+			dir_sweep_broken(ep, fd, &st, path);   /* truncated or overwritten, and unused */
 			close(fd);
 			continue;
 		}

@@ -99,7 +99,10 @@ int hostfab_mem_alloc(void *state, size_t len, struct xrma_prov_mem **mem, void 
 	if (fd < 0)
 		return -XRMA_ENOMEM;
 	/* memfds start 0777; the pages are the user's alone (others get a descriptor, not a path). */
-	if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)map_len) != 0) {
+	/* Pages allocated now: short memory fails here, not as a SIGBUS at first touch. */
+	if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)map_len) != 0 ||
+	    posix_fallocate(fd, 0, (off_t)map_len) != 0) {
+		hostfab_detail("%s: cannot allocate %zu bytes of segment memory", ep->model->name, map_len);
 		close(fd);
 		return -XRMA_ENOMEM;
 	}
