@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,16 +55,31 @@ static int handler_at_start = -1;
 
 #define FATAL_COUNT (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 
+/*
+ * Whether a handler belongs to a sanitizer runtime this test was built with
+ * (ASan, UBSan and TSan catch SIGSEGV, SIGBUS and SIGFPE themselves): part of
+ * the program as its builder chose, not something a library of ours added.
+ */
+static bool sanitizer_handler(void *fn)
+{
+	Dl_info info;
+
+	return dladdr(fn, &info) && info.dli_fname &&
+	       (strstr(info.dli_fname, "libasan") || strstr(info.dli_fname, "libtsan") ||
+		strstr(info.dli_fname, "libubsan"));
+}
+
 /* The first fatal signal whose action is not the default, or 0. */
 static int handler_installed(void)
 {
 	for (size_t i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++) {
 		struct sigaction old;
+		void *fn;
 
 		if (sigaction(fatal_signals[i], NULL, &old))
 			return fatal_signals[i];
-		if ((old.sa_flags & SA_SIGINFO) ? old.sa_sigaction != NULL
-						: old.sa_handler != SIG_DFL)
+		fn = (old.sa_flags & SA_SIGINFO) ? (void *)old.sa_sigaction : (void *)old.sa_handler;
+		if (fn != (void *)SIG_DFL && !sanitizer_handler(fn))
 			return fatal_signals[i];
 	}
 	return 0;
