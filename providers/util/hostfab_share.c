@@ -217,8 +217,10 @@ static struct hostfab_share *share_new(int fd, bool rebacked, bool huge, uintptr
  * which AddressSanitizer would take for the program's own overflows. Under it
  * the copy is a plain loop outside its checks; elsewhere memcpy.
  */
-#if defined(__SANITIZE_ADDRESS__)
-__attribute__((no_sanitize_address)) static void copy_pages(void *dst, const void *src, size_t len)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer's copy is kept out too: it runs in a forked child of a threaded process. */
+__attribute__((no_sanitize("address", "thread"))) static void copy_pages(void *dst, const void *src,
+									 size_t len)
 {
 	volatile uint64_t *d = dst;
 	const volatile uint64_t *s = src;
