@@ -291,6 +291,7 @@ struct hostfab_ep {
 	int slot;                                /* fixed: our slot in the node directory */
 	int slot_fd;                             /* fixed: holds the slot's OFD lock */
 	int listen_fd;                           /* fixed */
+	int reserve_fd;                          /* progress only: a slot kept for accept */
 	int epfd;                                /* fixed: the progress fd */
 	struct hostfab_dirmap *own;              /* fixed: our node's directory */
 

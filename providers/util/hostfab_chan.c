@@ -78,6 +78,9 @@ int hostfab_chan_listen(struct hostfab_ep *ep)
 	ep->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (ep->epfd < 0 || epoll_ctl(ep->epfd, EPOLL_CTL_ADD, ep->listen_fd, &ev) != 0)
 		return -XRMA_EIO;
+	ep->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (ep->reserve_fd < 0)
+		return errno == EMFILE || errno == ENFILE ? -XRMA_ENOMEM : -XRMA_EIO;
 	return 0;
 }
 
@@ -548,10 +551,30 @@ static void peer_gone(struct hostfab_ep *ep, const struct xrma_prov_addr *peer, 
 		ep->upcalls.peer_down(ep->core, peer, bye ? -XRMA_ECONNRESET : status);
 }
 
+/*
+ * A peer's replies come in on connections it dials to us. A process out of
+ * descriptors could not take them and would wait for its answers for ever, so
+ * one descriptor is held in reserve and given up for the connection; it is
+ * taken back once descriptors are free again.
+ */
+static int accept_one(struct hostfab_ep *ep)
+{
+	int fd = accept4(ep->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && ep->reserve_fd >= 0) {
+		close(ep->reserve_fd);
+		ep->reserve_fd = -1;
+		fd = accept4(ep->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	}
+	return fd;
+}
+
 static void accept_all(struct hostfab_ep *ep)
 {
+	if (ep->reserve_fd < 0)
+		ep->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	for (;;) {
-		int fd = accept4(ep->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		int fd = accept_one(ep);
 		struct hostfab_conn *c;
 
 		if (fd < 0)
@@ -700,6 +723,9 @@ void hostfab_chan_destroy(struct hostfab_ep *ep)
 	if (ep->listen_fd >= 0)
 		close(ep->listen_fd);
 	ep->listen_fd = -1;
+	if (ep->reserve_fd >= 0)
+		close(ep->reserve_fd);
+	ep->reserve_fd = -1;
 	while ((c = ep->conns)) {
 		ep->conns = c->next;
 		conn_free(ep, c);

@@ -158,7 +158,7 @@ int hostfab_open(const struct hostfab_model *model, const struct xrma_prov_open_
 	ep->self.node = args->node_id;
 	ep->upcalls = *args->upcalls;
 	ep->core = args->core;
-	ep->slot_fd = ep->listen_fd = ep->epfd = -1;
+	ep->slot_fd = ep->listen_fd = ep->reserve_fd = ep->epfd = -1;
 	ep->slot = -1;
 	pthread_mutex_init(&ep->lock, NULL);
 	pthread_mutex_init(&ep->progress_lock, NULL);
