@@ -16,9 +16,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <scif.h>
+#include "tests/helpers/proc.h"
 
 #define SCIF_TEST_PAGE 4096u
-#define SCIF_TEST_TIMEOUT_MS 5000
+/* How long another thread or process may take: stretched under the sanitizers. */
+#define SCIF_TEST_TIMEOUT_MS proc_scaled_ms(5000)
 
 /* Assert that call failed with -1 (or the sentinel) and errno err. */
 #define assert_scif_errno(call, err) \

@@ -276,7 +276,7 @@ static void *rma_thread_main(void *arg)
 
 static void test_scif_rma_from_many_threads(void **state)
 {
-	struct rma_thread t[4];
+	static struct rma_thread t[4];   /* static: a thread that overran its join keeps it */
 	pthread_t thread[4];
 
 	(void)state;
@@ -377,7 +377,7 @@ static void *register_loop_main(void *arg)
 
 static void test_scif_register_races_rma_into_the_space(void **state)
 {
-	struct registrar r[2];
+	static struct registrar r[2];   /* static: a thread that overran its join keeps it */
 	pthread_t thread[2];
 	char *probe = scif_test_pages(1);
 	int ok = 0, enxio = 0;
