@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * common/wait.h: deadlines and the one blocking wait of the core. Every wait in
- * the core spins at most XRMA_SPIN_LIMIT rounds on its predicate (latency) and
- * then blocks on a condition variable against a monotonic deadline (fairness
- * to the other core of a small machine). No sleep loops.
+ * the core spins a bounded time on its predicate (common/spin.h: latency) and
+ * then blocks on a condition variable or a futex against a monotonic deadline
+ * (fairness to the other core of a small machine). No sleep loops.
  */
 #ifndef XRMA_COMMON_WAIT_H
 #define XRMA_COMMON_WAIT_H
@@ -11,15 +11,6 @@
 #include <stdbool.h>
 #include <time.h>
 #include "common/lock.h"
-
-/*
- * Spin rounds before blocking. The time depends on the core's pause: about
- * 25 us on the 2-CPU Xeon test machines (a pause takes ~140 cycles on Intel
- * cores since Skylake), a few microseconds on older ones. Long enough to
- * catch a completion a transfer away; the block after it keeps a waiter
- * from holding a CPU that its peer on a small machine needs.
- */
-#define XRMA_SPIN_LIMIT 2048
 
 struct xrma_deadline {
 	struct timespec at;   /* CLOCK_MONOTONIC */

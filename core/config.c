@@ -36,6 +36,7 @@ static const struct xrma_config_key_desc core_keys[XRMA_CONFIG_CORE_KEY_COUNT] =
 	[XRMA_CONFIG_CORE_TOPOLOGY_XML] = { "core", "topology_xml", "XRMA_TOPOLOGY_XML", "" },
 	[XRMA_CONFIG_CORE_MEMBIND] = { "core", "membind", "XRMA_MEMBIND", "" },
 	[XRMA_CONFIG_CORE_BIND_THREADS] = { "core", "bind_threads", "XRMA_BIND_THREADS", "no" },
+	[XRMA_CONFIG_CORE_SPIN_US] = { "core", "spin_us", "XRMA_SPIN_US", "5" },
 	/* What SCIRemoveSegment does with connected importers: disconnect (Dolphin's library) or
 	 * busy (the 1999 specification's SCI_ERR_BUSY). Read by libsisci (xrma_config_find). */
 	[XRMA_CONFIG_SISCI_REMOVE_CONNECTED] = { "sisci", "remove_connected",

@@ -26,6 +26,7 @@ enum xrma_config_key {
 	XRMA_CONFIG_CORE_TOPOLOGY_XML,     /* [core] topology_xml  / XRMA_TOPOLOGY_XML */
 	XRMA_CONFIG_CORE_MEMBIND,          /* [core] membind       / XRMA_MEMBIND */
 	XRMA_CONFIG_CORE_BIND_THREADS,     /* [core] bind_threads  / XRMA_BIND_THREADS */
+	XRMA_CONFIG_CORE_SPIN_US,          /* [core] spin_us       / XRMA_SPIN_US (common/spin.h) */
 	/* The SISCI face (personalities/sisci), read through xrma_config_find. */
 	XRMA_CONFIG_SISCI_REMOVE_CONNECTED, /* [sisci] remove_connected / XRMA_SISCI_REMOVE_CONNECTED */
 	XRMA_CONFIG_CORE_KEY_COUNT

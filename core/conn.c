@@ -9,6 +9,7 @@
  * DESIGN.md: the xrma_conn object ("connection & message stream").
  */
 #include "core/conn.h"
+#include "common/spin.h"
 #include "common/killpoint.h"
 
 #include <limits.h>
@@ -80,17 +81,17 @@ void xrma_core_conn_changed_locked(struct xrma_core_conn *conn)
 int xrma_core_conn_wait_locked(struct xrma_core_conn *conn, const struct xrma_deadline *deadline)
 {
 	uint_fast64_t seen;
+	struct xrma_spin spin;
 
 	xrma_lock_assert_held(&conn->lock);
 	if (deadline->poll)
 		return -XRMA_ETIMEDOUT;
 	seen = atomic_load_explicit(&conn->seq, memory_order_relaxed);
 	xrma_unlock(&conn->lock);
-	for (int i = 0; i < XRMA_SPIN_LIMIT; i++) {
-		if (atomic_load_explicit(&conn->seq, memory_order_acquire) != seen)
-			break;
-		xrma_cpu_relax();
-	}
+	/* seq changes as this process's service thread takes the peer's messages. */
+	xrma_spin_start(&spin, XRMA_SPIN_LOCAL);
+	while (atomic_load_explicit(&conn->seq, memory_order_acquire) == seen && xrma_spin_again(&spin))
+		;
 	xrma_lock(&conn->lock);
 	if (atomic_load_explicit(&conn->seq, memory_order_relaxed) != seen)
 		return 0;

@@ -20,6 +20,7 @@
 #include "common/detail.h"
 #include "core/intr.h"
 #include "core/registry.h"
+#include "common/spin.h"
 #include "common/wait.h"
 
 /*
@@ -51,6 +52,20 @@ static void ctx_destroy(struct xrma_obj *obj)
 	free(ctx);
 }
 
+/* [core] spin_us: the process's spin budget before a wait sleeps (common/spin.h). */
+static int apply_spin_budget(const struct xrma_config *cfg)
+{
+	uint64_t us;
+
+	if (xrma_config_size(cfg, XRMA_CONFIG_CORE_SPIN_US, XRMA_SPIN_US_MAX, &us)) {
+		xrma_detail_set("core.spin_us (XRMA_SPIN_US) '%s' is not a number of microseconds 0..%d",
+				xrma_config_value(cfg, XRMA_CONFIG_CORE_SPIN_US), XRMA_SPIN_US_MAX);
+		return -XRMA_ECONFIG;
+	}
+	xrma_spin_set_budget_ns(us * 1000);
+	return 0;
+}
+
 /* Resolve provider, node id and fabric from attr, then the configuration. */
 static int resolve_attr(const struct xrma_ctx_attr *attr, struct xrma_config *cfg,
 			const struct xrma_provider **prov, uint32_t *node_id, char *fabric)
@@ -67,6 +82,9 @@ static int resolve_attr(const struct xrma_ctx_attr *attr, struct xrma_config *cf
 		return -XRMA_EINVAL;
 	}
 	ret = xrma_config_load(cfg);
+	if (ret)
+		return ret;
+	ret = apply_spin_budget(cfg);
 	if (ret)
 		return ret;
 	ret = xrma_registry_choose(attr ? attr->provider : NULL, cfg, prov);

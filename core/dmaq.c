@@ -13,6 +13,7 @@
  * engine is idle and waiters drive completions themselves before they block.
  */
 #include "core/dmaq.h"
+#include "common/spin.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -705,12 +706,12 @@ int xrma_dmaq_poll(struct xrma_dmaq *handle, struct xrma_completion *out, size_t
 static void spin_for_progress(struct xrma_core_dmaq *dmaq)
 {
 	size_t seen = atomic_load_explicit(&dmaq->progress, memory_order_acquire);
+	struct xrma_spin spin;
 
-	for (int i = 0; i < XRMA_SPIN_LIMIT; i++) {
-		if (atomic_load_explicit(&dmaq->progress, memory_order_acquire) != seen)
-			return;
-		xrma_cpu_relax();
-	}
+	xrma_spin_start(&spin, XRMA_SPIN_LOCAL);
+	while (atomic_load_explicit(&dmaq->progress, memory_order_acquire) == seen &&
+	       xrma_spin_again(&spin))
+		;
 }
 
 int xrma_dmaq_wait(struct xrma_dmaq *handle, struct xrma_completion *out, int timeout_ms)

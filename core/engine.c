@@ -5,6 +5,7 @@
  * is posting order), then start the next waiting job if the rules allow it.
  */
 #include "core/engine.h"
+#include "common/spin.h"
 
 #include <xrma/errors.h>
 #include "core/ctx.h"
@@ -136,10 +137,12 @@ static void *engine_main(void *arg)
 	xrma_deadline_set(&forever, -1);
 	for (;;) {
 		struct xrma_rma_job *retired, *start = NULL;
+		struct xrma_spin spin;
 
 		/* A short spin catches back-to-back posts and completions without a wake-up. */
-		for (int spin = 0; spin < XRMA_SPIN_LIMIT && !work_visible(engine, finished_seen); spin++)
-			xrma_cpu_relax();
+		xrma_spin_start(&spin, XRMA_SPIN_LOCAL);
+		while (!work_visible(engine, finished_seen) && xrma_spin_again(&spin))
+			;
 		xrma_lock(&engine->lock);
 		for (;;) {
 			finished_seen = atomic_load_explicit(&engine->finished, memory_order_relaxed);

@@ -10,6 +10,7 @@
 #include <xrma/errors.h>
 #include <xrma/fence.h>
 #include "core/ctx.h"
+#include "common/spin.h"
 #include "core/dmaq.h"
 #include "common/peer_shared.h"
 #include "core/prov_call.h"
@@ -92,11 +93,18 @@ int xrma_fence_wait(struct xrma_dmaq *handle, uint64_t mark, int timeout_ms)
 		}
 		if (!spun && timeout_ms) {
 			/* Short waits are common (a few small transfers): spin for the mark before blocking. */
+			struct xrma_spin spin;
+
 			spun = true;
-			for (int i = 0; i < XRMA_SPIN_LIMIT && !fence_passed_locked(dmaq, mark); i++) {
+			xrma_spin_start(&spin, XRMA_SPIN_LOCAL);
+			while (!fence_passed_locked(dmaq, mark)) {
+				bool again;
+
 				xrma_unlock(&dmaq->lock);
-				xrma_cpu_relax();
+				again = xrma_spin_again(&spin);
 				xrma_lock(&dmaq->lock);
+				if (!again)
+					break;
 			}
 			continue;
 		}

@@ -13,6 +13,7 @@
 #include <xrma/xrma.h>
 #include "common/futex.h"
 #include "core/rwin.h"
+#include "common/spin.h"
 #include "common/wait.h"
 
 /* A sleep's longest slice: how soon a peer's death is seen by a sleeper. */
@@ -65,6 +66,8 @@ int xrma_rwin_peer_wait(struct xrma_rwin *rwin, uint64_t mark, int timeout_ms)
 {
 	size_t slot = offsetof(struct xrma_rwin_table, done);
 	struct xrma_deadline d;
+	struct xrma_spin spin;
+	bool spinning = true;
 	unsigned pause_us = 20;
 
 	if (!XRMA_RWIN_OK(rwin))
@@ -72,7 +75,8 @@ int xrma_rwin_peer_wait(struct xrma_rwin *rwin, uint64_t mark, int timeout_ms)
 	if (!rwin->conn)
 		return -XRMA_ENOTCONN;
 	xrma_deadline_set(&d, timeout_ms);
-	for (unsigned spins = 0; mark; spins++) {
+	xrma_spin_start(&spin, XRMA_SPIN_PEER);
+	for (unsigned rounds = 0; mark; rounds++) {
 		uint32_t seen = 0;
 		uint64_t done;
 		int ret;
@@ -85,14 +89,16 @@ int xrma_rwin_peer_wait(struct xrma_rwin *rwin, uint64_t mark, int timeout_ms)
 			return ret;
 		if (done >= mark)
 			return 0;
-		if ((spins < XRMA_SPIN_LIMIT && spins % 256 == 0) || spins >= XRMA_SPIN_LIMIT) {
+		/* Without the peer's table mapped, its count is read by request: yield between a few. */
+		spinning = spinning && (rwin->peer ? xrma_spin_again(&spin) : rounds < 64);
+		if (!spinning || rounds % 256 == 0) {
 			if (peer_down(rwin))
 				return -XRMA_ECONNRESET;
 			if (xrma_deadline_passed(&d))
 				return -XRMA_ETIMEDOUT;
 		}
-		if (spins < XRMA_SPIN_LIMIT)
-			rwin->peer ? xrma_cpu_relax() : (void)sched_yield();
+		if (spinning)
+			rwin->peer ? (void)0 : (void)sched_yield();
 		else if (rwin->peer)
 			peer_sleep(rwin, seen, &d);
 		else

@@ -20,6 +20,7 @@
  * trigger may thus overtake an earlier data trigger of the same connector.
  */
 #include "core/intr.h"
+#include "common/spin.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -137,7 +138,10 @@ static bool intr_wait_page_fast(struct xrma_core_intr *intr, bool may_spin)
 
 	if (!atomic_load_explicit(&intr->page_only, memory_order_acquire))
 		return false;
-	for (int spins = 0;;) {
+	struct xrma_spin spin;
+
+	xrma_spin_start(&spin, XRMA_SPIN_PEER);
+	for (;;) {
 		/* Read before taking: a trigger counts before it bumps the ring, so one
 		 * this take misses changes the ring after this read. */
 		uint32_t ring = atomic_load_explicit(&page->ring, memory_order_seq_cst);
@@ -147,9 +151,8 @@ static bool intr_wait_page_fast(struct xrma_core_intr *intr, bool may_spin)
 		if (!may_spin)
 			return false;
 		while (atomic_load_explicit(&page->ring, memory_order_acquire) == ring) {
-			if (++spins >= XRMA_SPIN_LIMIT)
+			if (!xrma_spin_again(&spin))
 				return false;
-			xrma_cpu_relax();
 		}
 		if (!atomic_load_explicit(&intr->page_only, memory_order_acquire))
 			return false;
@@ -167,6 +170,7 @@ static bool intr_wait_page_fast(struct xrma_core_intr *intr, bool may_spin)
 static int intr_wait_locked(struct xrma_core_intr *intr, const struct xrma_deadline *deadline)
 {
 	uint_fast64_t seen;
+	struct xrma_spin spin;
 
 	xrma_lock_assert_held(&intr->lock);
 	if (deadline->poll)
@@ -181,11 +185,10 @@ static int intr_wait_locked(struct xrma_core_intr *intr, const struct xrma_deadl
 		if (intr_page_pending_locked(intr))
 			return 0;
 		xrma_unlock(&intr->lock);
-		for (int i = 0; i < XRMA_SPIN_LIMIT; i++) {
-			if (atomic_load_explicit(&page->ring, memory_order_acquire) != ring)
-				break;
-			xrma_cpu_relax();
-		}
+		xrma_spin_start(&spin, XRMA_SPIN_PEER);
+		while (atomic_load_explicit(&page->ring, memory_order_acquire) == ring &&
+		       xrma_spin_again(&spin))
+			;
 		if (atomic_load_explicit(&page->ring, memory_order_acquire) == ring)
 			xrma_intr_page_sleep(page, ring, deadline);
 		xrma_lock(&intr->lock);
@@ -195,11 +198,10 @@ static int intr_wait_locked(struct xrma_core_intr *intr, const struct xrma_deadl
 	}
 	seen = atomic_load_explicit(&intr->seq, memory_order_relaxed);
 	xrma_unlock(&intr->lock);
-	for (int i = 0; i < XRMA_SPIN_LIMIT; i++) {
-		if (atomic_load_explicit(&intr->seq, memory_order_acquire) != seen)
-			break;
-		xrma_cpu_relax();
-	}
+	/* seq changes when the service thread takes a trigger from the control channel. */
+	xrma_spin_start(&spin, XRMA_SPIN_LOCAL);
+	while (atomic_load_explicit(&intr->seq, memory_order_acquire) == seen && xrma_spin_again(&spin))
+		;
 	xrma_lock(&intr->lock);
 	if (atomic_load_explicit(&intr->seq, memory_order_relaxed) != seen)
 		return 0;

@@ -12,6 +12,7 @@
  * OUTSTANDING and OUTSTANDING_PEAK registers show the ids in use (sci_csr.c).
  */
 #include "providers/sci/sci.h"
+#include "common/spin.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,12 +38,13 @@ static void *post_main(void *arg)
 
 	for (;;) {
 		struct sci_post *p;
+		struct xrma_spin spin;
 		int status;
 
 		/* A short spin catches back-to-back posts without a wake-up. */
-		for (int spin = 0; spin < XRMA_SPIN_LIMIT &&
-				   !atomic_load_explicit(&q->queued, memory_order_acquire); spin++)
-			xrma_cpu_relax();
+		xrma_spin_start(&spin, XRMA_SPIN_LOCAL);
+		while (!atomic_load_explicit(&q->queued, memory_order_acquire) && xrma_spin_again(&spin))
+			;
 		pthread_mutex_lock(&q->lock);
 		while (!q->head && !q->stop) {
 			q->sleeping = true;

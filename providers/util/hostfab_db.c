@@ -8,6 +8,7 @@
  * sleeps on the futex. Waiting consumes the bits it returns.
  */
 #include "providers/util/hostfab.h"
+#include "common/spin.h"
 
 #include "common/futex.h"
 
@@ -74,6 +75,7 @@ int hostfab_doorbell_wait(void *state, uint64_t mask, int timeout_ms, uint64_t *
 	struct hostfab_ep *ep = state;
 	struct hostfab_dir *dir;
 	struct xrma_deadline dl;
+	struct xrma_spin spin;
 	uint64_t got;
 
 	if (!ep || !fired)
@@ -84,13 +86,13 @@ int hostfab_doorbell_wait(void *state, uint64_t mask, int timeout_ms, uint64_t *
 		return -XRMA_EINVAL;
 	}
 	dir = ep->own->dir;
-	for (int spin = 0; spin < XRMA_SPIN_LIMIT; spin++) {
+	xrma_spin_start(&spin, XRMA_SPIN_PEER);
+	do {
 		if ((got = db_take(dir, mask))) {
 			*fired = got;
 			return 0;
 		}
-		xrma_cpu_relax();
-	}
+	} while (xrma_spin_again(&spin));
 	xrma_deadline_set(&dl, timeout_ms);
 	for (;;) {
 		/* Read before taking: a ring after the take bumps the word and ends the sleep. */

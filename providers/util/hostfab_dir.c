@@ -14,6 +14,7 @@
  * to a dead endpoint and is reclaimed with its names and exports.
  */
 #include "providers/util/hostfab.h"
+#include "common/spin.h"
 #include "common/futex.h"
 #include "providers/prov_atomic.h"
 
@@ -880,6 +881,7 @@ int hostfab_name_wait(void *state, uint32_t node, uint64_t *seen, int timeout_ms
 	xrma_deadline_set(&d, timeout_ms);
 	for (;;) {
 		struct hostfab_dirmap *map;
+		struct xrma_spin spin;
 		struct stat st;
 		uint32_t word;
 		uint64_t now;
@@ -906,9 +908,10 @@ int hostfab_name_wait(void *state, uint32_t node, uint64_t *seen, int timeout_ms
 			return 0;
 		}
 		/* A node starting up binds its names within microseconds of each other. */
-		for (int spins = 0; spins < XRMA_SPIN_LIMIT &&
-		     atomic_load_explicit(&map->dir->names_futex, memory_order_acquire) == word; spins++)
-			xrma_cpu_relax();
+		xrma_spin_start(&spin, XRMA_SPIN_PEER);
+		while (atomic_load_explicit(&map->dir->names_futex, memory_order_acquire) == word &&
+		       xrma_spin_again(&spin))
+			;
 		ret = xrma_futex_sleep(&map->dir->names_futex, word, &map->dir->names_sleepers, &d);
 		hostfab_dir_put(ep, map);
 		if (ret)
