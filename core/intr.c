@@ -16,8 +16,11 @@
  * and counts into it, and the owner waits on the page's ring. A trigger that
  * was counted in the page while a callback appeared is followed by a "kick"
  * (INTR_TRIGGER with arg[2] = 1), which delivers without counting again.
- * Counts through the page and through messages are both plain triggers; a plain
- * trigger may thus overtake an earlier data trigger of the same connector.
+ * Data triggers go into the page's slots where there is room and no callback
+ * is set, and are taken before plain ones. Counts through the page and through
+ * messages are both plain triggers; a plain trigger may thus overtake an earlier
+ * data trigger of the same connector, and a data trigger that found the slots
+ * full (and went by message) an earlier one in a slot.
  */
 #include "core/intr.h"
 #include "common/spin.h"
@@ -39,6 +42,12 @@
 #define INTR_NUMBER_ANY_MAX 0x7fffffffull
 /* Triggers one callback work item delivers before it yields the callback thread to others. */
 #define INTR_CALLBACK_BATCH 64
+/*
+ * How long a data slot taken but not filled may hold up filled ones behind it
+ * before the owner skips it (core/intr_page.h): longer than a connector is
+ * usually preempted, short enough that a killed one costs little.
+ */
+#define INTR_SLOT_HOLD_MS 10
 
 struct intr_entry {
 	struct intr_entry *next;
@@ -80,6 +89,10 @@ struct xrma_core_intr {
 	 * (no data entry, no message trigger, no callback, open), so a waiter may take
 	 * one without the lock. */
 	atomic_bool page_only;
+	/* The next position of the page's data slots to take: changed under the lock,
+	 * read without it by the fast path. */
+	_Atomic uint64_t data_head;
+	uint64_t data_held_since_ns;        /* the slot at data_head first seen holding others up, or 0 */
 };
 
 static int intr_acquire(struct xrma_intr *handle, struct xrma_core_intr **intr)
@@ -124,6 +137,90 @@ static bool intr_page_take(struct xrma_core_intr *intr)
 	return false;
 }
 
+/* A data trigger waits in the page's slots; with or without the lock. */
+static bool intr_slot_ready(struct xrma_core_intr *intr)
+{
+	uint64_t head = atomic_load_explicit(&intr->data_head, memory_order_relaxed);
+	struct xrma_intr_slot *slot = &intr->page.page->slots[head % XRMA_INTR_PAGE_SLOTS];
+
+	return atomic_load_explicit(&slot->seq, memory_order_acquire) == head + 1;
+}
+
+/* The slot at the head is taken but not filled, while the next one is filled. */
+static bool intr_slot_held_up(struct xrma_core_intr *intr)
+{
+	uint64_t head = atomic_load_explicit(&intr->data_head, memory_order_relaxed);
+	struct xrma_intr_page *page = intr->page.page;
+
+	return atomic_load_explicit(&page->slots[head % XRMA_INTR_PAGE_SLOTS].seq, memory_order_acquire) == head &&
+	       atomic_load_explicit(&page->slots[(head + 1) % XRMA_INTR_PAGE_SLOTS].seq,
+				    memory_order_acquire) == head + 2;
+}
+
+/* Advance the head, ours and the page's copy for connectors. */
+static void intr_slot_head_set(struct xrma_core_intr *intr, uint64_t head)
+{
+	atomic_store_explicit(&intr->data_head, head, memory_order_relaxed);
+	atomic_store_explicit(&intr->page.page->data_head, head, memory_order_relaxed);
+}
+
+/* The list's length, and the page's copy for connectors. */
+static void intr_queued_set_locked(struct xrma_core_intr *intr, size_t queued)
+{
+	intr->queued = queued;
+	if (intr->page.page)
+		atomic_store_explicit(&intr->page.page->queued, queued, memory_order_relaxed);
+}
+
+/*
+ * Take the next data trigger from the page's slots into a new entry. A slot
+ * that holds up filled ones for INTR_SLOT_HOLD_MS is skipped: its connector,
+ * if it still runs, sees that and sends its trigger again.
+ */
+static bool intr_slot_take_locked(struct xrma_core_intr *intr, struct intr_entry **entry)
+{
+	xrma_lock_assert_held(&intr->lock);
+	for (;;) {
+		uint64_t head = atomic_load_explicit(&intr->data_head, memory_order_relaxed);
+		struct xrma_intr_slot *slot = &intr->page.page->slots[head % XRMA_INTR_PAGE_SLOTS];
+		uint64_t now, expected = head;
+
+		if (intr_slot_ready(intr)) {
+			uint32_t len = atomic_load_explicit(&slot->len, memory_order_relaxed);
+			struct intr_entry *e;
+
+			if (len > XRMA_INTR_DATA_MAX)
+				len = XRMA_INTR_DATA_MAX;   /* written by another process: never trusted */
+			e = malloc(sizeof(*e) + len);
+			if (!e)
+				return false;   /* it stays in its slot for the next take */
+			e->next = NULL;
+			e->len = len;
+			memcpy(e->data, slot->data, len);
+			atomic_store_explicit(&slot->seq, head + XRMA_INTR_PAGE_SLOTS, memory_order_release);
+			intr_slot_head_set(intr, head + 1);
+			intr->data_held_since_ns = 0;
+			*entry = e;
+			return true;
+		}
+		if (!intr_slot_held_up(intr)) {
+			intr->data_held_since_ns = 0;
+			return false;
+		}
+		now = xrma_spin_clock_ns();
+		if (!intr->data_held_since_ns)
+			intr->data_held_since_ns = now;
+		if (now - intr->data_held_since_ns < INTR_SLOT_HOLD_MS * 1000000ull)
+			return false;
+		/* Filled meanwhile if this fails: the next round takes it. */
+		if (atomic_compare_exchange_strong_explicit(&slot->seq, &expected, head | XRMA_INTR_SLOT_SKIPPED,
+							    memory_order_seq_cst, memory_order_relaxed)) {
+			intr_slot_head_set(intr, head + 1);
+			intr->data_held_since_ns = 0;
+		}
+	}
+}
+
 /*
  * The wait's fast path, for plain triggers through the page while nothing else
  * can be pending (page_only): take one without the lock, spinning a bounded
@@ -146,6 +243,9 @@ static bool intr_wait_page_fast(struct xrma_core_intr *intr, bool may_spin)
 		 * this take misses changes the ring after this read. */
 		uint32_t ring = atomic_load_explicit(&page->ring, memory_order_seq_cst);
 
+		/* Data triggers come first, and are taken under the lock. */
+		if (intr_slot_ready(intr) || intr_slot_held_up(intr))
+			return false;
 		if (intr_page_take(intr))
 			break;
 		if (!may_spin)
@@ -180,17 +280,26 @@ static int intr_wait_locked(struct xrma_core_intr *intr, const struct xrma_deadl
 		struct xrma_intr_page *page = intr->page.page;
 		uint32_t ring = atomic_load_explicit(&page->ring, memory_order_seq_cst);
 
+		struct xrma_deadline held;
+		const struct xrma_deadline *until = deadline;
+
 		/* A trigger counts before it bumps the ring: one that our caller's check
 		 * missed but whose bump is already in ring must be taken, not slept on. */
-		if (intr_page_pending_locked(intr))
+		if (intr_page_pending_locked(intr) || intr_slot_ready(intr))
 			return 0;
+		/* A held-up slot is skipped after a while: come back to skip it. */
+		if (intr->data_held_since_ns &&
+		    (deadline->infinite || xrma_deadline_remaining_ms(deadline) > INTR_SLOT_HOLD_MS)) {
+			xrma_deadline_set(&held, INTR_SLOT_HOLD_MS);
+			until = &held;
+		}
 		xrma_unlock(&intr->lock);
 		xrma_spin_start(&spin, XRMA_SPIN_PEER);
 		while (atomic_load_explicit(&page->ring, memory_order_acquire) == ring &&
 		       xrma_spin_again(&spin))
 			;
 		if (atomic_load_explicit(&page->ring, memory_order_acquire) == ring)
-			xrma_intr_page_sleep(page, ring, deadline);
+			xrma_intr_page_sleep(page, ring, until);
 		xrma_lock(&intr->lock);
 		if (atomic_load_explicit(&page->ring, memory_order_acquire) != ring)
 			return 0;
@@ -220,14 +329,32 @@ static bool intr_take_locked(struct xrma_core_intr *intr, struct intr_entry **en
 		intr->head = (*entry)->next;
 		if (!intr->head)
 			intr->tail = &intr->head;
-		intr->queued--;
+		intr_queued_set_locked(intr, intr->queued - 1);
 		return true;
 	}
+	if (intr->page.page && intr_slot_take_locked(intr, entry))
+		return true;
 	if (intr->plain) {
 		intr->plain--;
 		return true;
 	}
 	return intr->page.page && intr_page_take(intr);
+}
+
+static void intr_list_append_locked(struct xrma_core_intr *intr, struct intr_entry *entry)
+{
+	*intr->tail = entry;
+	intr->tail = &entry->next;
+	intr_queued_set_locked(intr, intr->queued + 1);
+}
+
+/* Move the filled slots onto the list, as far as its depth allows. */
+static void intr_slots_to_list_locked(struct xrma_core_intr *intr)
+{
+	struct intr_entry *entry;
+
+	while (intr->queued < XRMA_INTR_QUEUE_DEPTH && intr_slot_take_locked(intr, &entry))
+		intr_list_append_locked(intr, entry);
 }
 
 static void intr_free_entries(struct intr_entry *entry)
@@ -252,7 +379,8 @@ static bool intr_need_delivery_locked(struct xrma_core_intr *intr)
 {
 	xrma_lock_assert_held(&intr->lock);
 	if (intr->closed || !intr->cb || intr->cb_scheduled ||
-	    (!intr->head && !intr->plain && !intr_page_pending_locked(intr)))
+	    (!intr->head && !intr->plain && !intr_page_pending_locked(intr) &&
+	     !(intr->page.page && intr_slot_ready(intr))))
 		return false;
 	intr->cb_scheduled = true;
 	return true;
@@ -349,6 +477,7 @@ int xrma_intr_open(struct xrma_ctx *handle, uint64_t *number, uint64_t min, uint
 	intr->tail = &intr->head;
 	atomic_init(&intr->seq, 0);
 	atomic_init(&intr->page_taken, 0);
+	atomic_init(&intr->data_head, 0);
 	xrma_lock_init(&intr->lock);
 	xrma_cond_init(&intr->cond);
 	ret = xrma_core_ctx_child_open(ctx);
@@ -429,7 +558,7 @@ int xrma_intr_close(struct xrma_intr *handle)
 	entries = intr->head;
 	intr->head = NULL;
 	intr->tail = &intr->head;
-	intr->queued = 0;
+	intr_queued_set_locked(intr, 0);
 	intr->plain = 0;
 	intr_changed_locked(intr);
 	xrma_unlock(&intr->lock);
@@ -677,6 +806,9 @@ void xrma_core_intr_on_trigger(struct xrma_core_ctx *ctx, const struct xrma_prov
 		}
 	}
 	xrma_lock(&intr->lock);
+	/* Filled slots were triggered before this message was sent: they queue first. */
+	if (!intr->closed && msg->payload_len && intr->page.page)
+		intr_slots_to_list_locked(intr);
 	if (intr->closed) {
 		status = -XRMA_ENOENT;
 	} else if (!msg->payload_len && msg->arg[2] == 1) {
@@ -688,9 +820,7 @@ void xrma_core_intr_on_trigger(struct xrma_core_ctx *ctx, const struct xrma_prov
 	} else if (!entry) {
 		status = -XRMA_ENOMEM;
 	} else {
-		*intr->tail = entry;
-		intr->tail = &entry->next;
-		intr->queued++;
+		intr_list_append_locked(intr, entry);
 		entry = NULL;
 	}
 	if (!status) {

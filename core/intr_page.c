@@ -7,6 +7,7 @@
 #include "core/intr_page.h"
 
 #include "common/futex.h"
+#include "common/killpoint.h"
 #include "core/prov_call.h"
 
 #include <string.h>
@@ -22,15 +23,18 @@ void xrma_intr_page_create(struct xrma_core_ctx *ctx, struct xrma_intr_page_loca
 	memset(local, 0, sizeof(*local));
 	if (!(ctx->caps.flags & XRMA_CAP_MAP) || !(ctx->caps.flags & XRMA_CAP_ATOMIC))
 		return;
-	local->len = ctx->caps.page_size;
+	local->len = xrma_intr_page_len(ctx->caps.page_size);
 	if (xrma_core_call_mem_alloc(ctx, local->len, &local->mem, &addr))
 		return;
+	/* Zeroed by the provider; slot i is free for position i. */
+	for (uint64_t i = 0; i < XRMA_INTR_PAGE_SLOTS; i++)
+		atomic_init(&((struct xrma_intr_page *)addr)->slots[i].seq, i);
 	if (xrma_core_call_mem_export(ctx, local->mem, remote, &local->key)) {
 		xrma_core_call_mem_free(ctx, local->mem);
 		local->mem = NULL;
 		return;
 	}
-	local->page = addr;   /* zeroed by the provider */
+	local->page = addr;
 }
 
 void xrma_intr_page_destroy(struct xrma_core_ctx *ctx, struct xrma_intr_page_local *local)
@@ -70,7 +74,7 @@ void xrma_intr_page_attach(struct xrma_core_ctx *ctx, const struct xrma_prov_add
 
 	memset(remote, 0, sizeof(*remote));
 	if (!(ctx->caps.flags & XRMA_CAP_MAP) || !key_len || key_len > XRMA_PROV_KEY_MAX ||
-	    len != ctx->caps.page_size)
+	    len != xrma_intr_page_len(ctx->caps.page_size))
 		return;
 	memset(&k, 0, sizeof(k));
 	k.len = (uint32_t)key_len;
@@ -89,7 +93,7 @@ void xrma_intr_page_detach(struct xrma_core_ctx *ctx, struct xrma_intr_page_remo
 {
 	if (!remote->rmem)
 		return;
-	xrma_core_call_unmap(ctx, remote->rmem, remote->map, ctx->caps.page_size);
+	xrma_core_call_unmap(ctx, remote->rmem, remote->map, xrma_intr_page_len(ctx->caps.page_size));
 	xrma_core_call_mem_unimport(ctx, remote->rmem);
 	remote->rmem = NULL;
 	remote->page = NULL;
@@ -113,4 +117,70 @@ enum xrma_intr_page_result xrma_intr_page_trigger(struct xrma_intr_page *page)
 	if (atomic_load_explicit(&page->flags, memory_order_seq_cst) & XRMA_INTR_PAGE_CALLBACK)
 		return XRMA_INTR_PAGE_COUNTED_KICK;
 	return XRMA_INTR_PAGE_DONE;
+}
+
+/*
+ * Take the position the queue's tail is at, or false when the slots are full
+ * or the owner's queue (its list and the filled slots) is at its depth.
+ */
+static bool slot_claim(struct xrma_intr_page *page, uint64_t *pos_out)
+{
+	uint64_t pos = atomic_load_explicit(&page->data_tail, memory_order_relaxed);
+
+	/* Bounded: the page is writable by every connector, and one may write nonsense. */
+	for (int tries = 0; tries < 64; tries++) {
+		struct xrma_intr_slot *slot = &page->slots[pos % XRMA_INTR_PAGE_SLOTS];
+		uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_acquire);
+		uint64_t head = atomic_load_explicit(&page->data_head, memory_order_relaxed);
+
+		if (atomic_load_explicit(&page->queued, memory_order_relaxed) + (pos - head) >=
+		    XRMA_INTR_QUEUE_DEPTH)
+			return false;
+		if (seq == pos) {
+			if (atomic_compare_exchange_weak_explicit(&page->data_tail, &pos, pos + 1,
+								  memory_order_relaxed, memory_order_relaxed)) {
+				*pos_out = pos;
+				return true;
+			}
+			continue;   /* pos now holds the tail another connector moved */
+		}
+		/* Not yet consumed a round ago, or skipped and still being written: full. */
+		if ((seq & XRMA_INTR_SLOT_SKIPPED) || seq < pos)
+			return false;
+		pos = atomic_load_explicit(&page->data_tail, memory_order_relaxed);
+	}
+	return false;
+}
+
+enum xrma_intr_page_result xrma_intr_page_trigger_data(struct xrma_intr_page *page, const void *data,
+						      size_t len)
+{
+	/* A connector whose slot the owner skipped tries again, a few times. */
+	for (int attempt = 0; attempt < 4; attempt++) {
+		uint32_t flags = atomic_load_explicit(&page->flags, memory_order_seq_cst);
+		struct xrma_intr_slot *slot;
+		uint64_t pos, filling;
+
+		if (flags & XRMA_INTR_PAGE_CLOSED)
+			return XRMA_INTR_PAGE_GONE;
+		if ((flags & XRMA_INTR_PAGE_CALLBACK) || !slot_claim(page, &pos))
+			return XRMA_INTR_PAGE_USE_MESSAGE;
+		slot = &page->slots[pos % XRMA_INTR_PAGE_SLOTS];
+		XRMA_KILL_POINT("core.intr.slot_taken");
+		memcpy(slot->data, data, len);
+		atomic_store_explicit(&slot->len, (uint32_t)len, memory_order_relaxed);
+		filling = pos;
+		if (!atomic_compare_exchange_strong_explicit(&slot->seq, &filling, pos + 1,
+							     memory_order_seq_cst, memory_order_relaxed)) {
+			/* Skipped while we wrote: nobody else uses the slot until we free it. */
+			atomic_store_explicit(&slot->seq, pos + XRMA_INTR_PAGE_SLOTS, memory_order_release);
+			continue;
+		}
+		xrma_intr_page_kick(page);
+		/* As for a plain trigger: a callback set meanwhile must hear of this one. */
+		if (atomic_load_explicit(&page->flags, memory_order_seq_cst) & XRMA_INTR_PAGE_CALLBACK)
+			return XRMA_INTR_PAGE_COUNTED_KICK;
+		return XRMA_INTR_PAGE_DONE;
+	}
+	return XRMA_INTR_PAGE_USE_MESSAGE;
 }

@@ -230,6 +230,7 @@ int xrma_rintr_trigger(struct xrma_rintr *handle, const void *data, size_t len)
 	struct xrma_core_rintr *rintr;
 	struct xrma_wire_msg msg = { .type = XRMA_WIRE_INTR_TRIGGER };
 	struct xrma_reply reply;
+	bool kick = false;
 	int ret;
 
 	if (!data && len)
@@ -244,21 +245,23 @@ int xrma_rintr_trigger(struct xrma_rintr *handle, const void *data, size_t len)
 		goto out_put;
 	msg.arg[0] = rintr->number;
 	msg.arg[1] = atomic_load(&rintr->instance);
-	if (!len && rintr->page.page) {
-		switch (xrma_intr_page_trigger(rintr->page.page)) {
+	if (rintr->page.page) {
+		switch (len ? xrma_intr_page_trigger_data(rintr->page.page, data, len)
+			    : xrma_intr_page_trigger(rintr->page.page)) {
 		case XRMA_INTR_PAGE_DONE:
 			goto out_put;
 		case XRMA_INTR_PAGE_GONE:
 			ret = -XRMA_ENOENT;
 			goto out_put;
 		case XRMA_INTR_PAGE_COUNTED_KICK:
-			msg.arg[2] = 1;   /* counted already: only deliver */
+			msg.arg[2] = 1;   /* in the page already: only deliver */
+			kick = true;
 			break;
 		case XRMA_INTR_PAGE_USE_MESSAGE:
 			break;
 		}
 	}
-	if (!len) {
+	if (!len || kick) {
 		/* Fire and forget: the owner counts it if the interrupt still exists. */
 		ret = xrma_core_control_send(rintr->ctx, &rintr->owner, &msg);
 	} else {

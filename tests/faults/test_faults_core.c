@@ -9,7 +9,9 @@
  * survivor's own node killed in the middle of a directory write (holding the node's
  * robust lock, sequence count odd) leaves the directory usable for lookups and writes
  * An importer killed on its DMA engine thread between two queued writes, and a
- * process killed right after its connection request was answered, are seen the same way
+ * process killed right after its connection request was answered, are seen the same way.
+ * A connector killed between taking a data slot of an interrupt's page and filling it
+ * does not hold up the next connector's data triggers
  * (docs/host-fabric.md, docs/core.md "Failure", docs/reliability.md).
  */
 #include <sched.h>
@@ -35,6 +37,7 @@
 #define IMPORTER_STEPS 3
 #define RW_REMOTE (XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE)
 #define QUEUED 4               /* asynchronous writes of a quarter segment each */
+#define INTR_NUMBER 0x51
 
 enum scenario {
 	SC_IMPORTER,   /* the victim imports our two segments and writes into them */
@@ -42,6 +45,7 @@ enum scenario {
 	SC_SAME_NODE,  /* the victim is another process of our node, exporting */
 	SC_QUEUER,     /* the victim imports our segment and queues asynchronous writes */
 	SC_DIALER,     /* the victim connects to our listener */
+	SC_TRIGGERER,  /* the victim connects to our interrupt and triggers it with data */
 };
 
 static const struct faults_case cases[] = {
@@ -51,6 +55,7 @@ static const struct faults_case cases[] = {
 	{ "hostfab.dir.export_mid_write", SC_SAME_NODE, 2 },
 	{ "core.engine.after_job:2", SC_QUEUER, 2 },
 	{ "core.conn.connect.after_reply", SC_DIALER, 1 },
+	{ "core.intr.slot_taken:2", SC_TRIGGERER, 2 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -205,6 +210,24 @@ static int dialer_main(int sock, const char *arg)
 	PROC_CHECK(back == v);
 	PROC_CHECK(faults_step_done(sock, 2) == 0);
 	PROC_CHECK_RC(xrma_conn_close(c), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
+/* arg "point|": triggers our interrupt with data 1, then 2 (and dies taking 2's slot). */
+static int triggerer_main(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_rintr *r;
+
+	faults_child_arm(arg);
+	PROC_CHECK_RC(ctx_open(&ctx), 0);
+	PROC_CHECK_RC(xrma_rintr_open(ctx, SURVIVOR_NODE, INTR_NUMBER, FAULTS_WAIT_MS, &r), 0);
+	for (uint32_t v = 1; v <= 2; v++) {
+		PROC_CHECK_RC(xrma_rintr_trigger(r, &v, sizeof(v)), 0);
+		PROC_CHECK(faults_step_done(sock, v) == 0);
+	}
+	PROC_CHECK_RC(xrma_rintr_close(r), 0);
 	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
 	return 0;
 }
@@ -385,6 +408,47 @@ static int echo_once(struct xrma_conn *conn)
 	return 0;
 }
 
+static int intr_take(struct xrma_intr *intr, uint32_t *v)
+{
+	size_t len = sizeof(*v);
+	int ret = xrma_intr_wait(intr, FAULTS_WAIT_MS, v, &len);
+
+	return ret ? ret : len == sizeof(*v) ? 0 : -1;
+}
+
+/*
+ * A connector dies between taking a data slot of the interrupt's page and filling it:
+ * the slot must not hold up the next connector's triggers, which arrive in order.
+ */
+static int survivor_intr_owner(const struct faults_case *c, struct xrma_ctx *ctx, const char *fabric)
+{
+	struct xrma_intr *intr;
+	uint64_t number = INTR_NUMBER;
+	struct proc victim;
+	size_t fds, maps;
+	uint32_t v = 0;
+
+	PROC_CHECK_RC(xrma_intr_open(ctx, &number, INTR_NUMBER, INTR_NUMBER, 0, &intr), 0);
+	fds = faults_fd_count();
+	maps = faults_map_count();
+	PROC_CHECK(faults_spawn(&victim, fabric, PEER_NODE, "triggerer", c->point, "") == 0);
+	PROC_CHECK_RC(intr_take(intr, &v), 0);
+	PROC_CHECK(v == 1);
+	PROC_CHECK(follow(victim.sock, 2) == c->step - 1);
+	PROC_CHECK(proc_join(&victim, FAULTS_WAIT_MS) == FAULTS_KILLED);
+	PROC_CHECK(faults_spawn(&victim, fabric, PEER_NODE, "triggerer", NULL, "") == 0);
+	for (uint32_t want = 1; want <= 2; want++) {
+		PROC_CHECK_RC(intr_take(intr, &v), 0);
+		PROC_CHECK(v == want);
+	}
+	PROC_CHECK(follow(victim.sock, 2) == 2);
+	PROC_CHECK(proc_join(&victim, FAULTS_WAIT_MS) == 0);
+	PROC_CHECK_RC(xrma_intr_wait(intr, 0, NULL, NULL), XRMA_ETIMEDOUT);
+	PROC_CHECK(faults_counts_back(fds, maps) == 0);
+	PROC_CHECK_RC(xrma_intr_close(intr), 0);
+	return 0;
+}
+
 /* A dialer dies right after its request was answered: its connection is reset, the listener goes on. */
 static int survivor_listener(const struct faults_case *c, struct xrma_ctx *ctx, const char *fabric)
 {
@@ -439,6 +503,8 @@ static int survivor_main(int sock, const char *arg)
 		rc = survivor_owner(c, ctx, fabric);
 	else if (c->scenario == SC_DIALER)
 		rc = survivor_listener(c, ctx, fabric);
+	else if (c->scenario == SC_TRIGGERER)
+		rc = survivor_intr_owner(c, ctx, fabric);
 	else if (c->scenario == SC_OWNER)
 		rc = survivor_importer(c, ctx, fabric);
 	else
@@ -456,6 +522,7 @@ static const struct proc_role roles[] = {
 	{ "reader", reader_main },
 	{ "queuer", queuer_main },
 	{ "dialer", dialer_main },
+	{ "triggerer", triggerer_main },
 	{ NULL, NULL },
 };
 
