@@ -389,21 +389,23 @@ static int child_wait(pid_t pid)
 
 static char *deep_window;
 
-/* Registers a window over a stack array DEEP_LEVELS frames down, and returns: the pages stay re-backed. */
+/* A window over this frame's array; the pages stay re-backed after it returns. */
+static __attribute__((noinline)) int window_register(void)
+{
+	char win[DEEP_WIN_PAGES * PAGE] __attribute__((aligned(PAGE)));
+
+	deep_window = win;
+	return (int)scif_register(epd, win, sizeof(win), DEEP_WIN, RW, SCIF_MAP_FIXED);
+}
+
+/* window_register DEEP_LEVELS frames down: where deep_fork's fork() will run. */
 static __attribute__((noinline)) int deep_register(int level)
 {
 	volatile char pad[PAGE];
 	int ret;
 
 	pad[0] = (char)level;
-	if (level) {
-		ret = deep_register(level - 1);
-	} else {
-		char win[DEEP_WIN_PAGES * PAGE] __attribute__((aligned(PAGE)));
-
-		deep_window = win;
-		ret = (int)scif_register(epd, win, sizeof(win), DEEP_WIN, RW, SCIF_MAP_FIXED);
-	}
+	ret = level ? deep_register(level - 1) : window_register();
 	return ret + pad[0] - level;
 }
 
