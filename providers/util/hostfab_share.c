@@ -30,10 +30,14 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <xrma/errors.h>
+#include "providers/util/hostfab_maps.h"
+#include "providers/util/hostfab_share_stack.h"
 
 /* The name of our memfds as /proc/self/maps shows them once their table entry is gone. */
 #define SHARE_MEMFD_NAME "xrma-reg"
 #define SHARE_PIECES_MAX 64
+/* Re-backed ranges looked for on the forking thread's stack; the most recent first. */
+#define SHARE_STACK_FILES_MAX 64
 
 /* One file behind registered pages, with the registrations that use it. */
 struct hostfab_share {
@@ -64,7 +68,6 @@ struct share_piece {
 
 static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct hostfab_share *shares;
-static pthread_once_t share_fork_once = PTHREAD_ONCE_INIT;
 
 static bool smaps_header(const char *line, struct share_piece *p)
 {
@@ -92,21 +95,22 @@ static bool smaps_header(const char *line, struct share_piece *p)
 
 /*
  * The mappings covering [start, end), in order, with their flags. -XRMA_EFAULT
- * for a hole, -XRMA_ENOTSUP for more pieces than we handle.
+ * for a hole, -XRMA_ENOTSUP for more pieces than we handle. Allocation-free:
+ * a forked child runs it (share_child).
  */
 static int smaps_read(uintptr_t start, uintptr_t end, struct share_piece *pieces, size_t *count)
 {
-	FILE *f = fopen("/proc/self/smaps", "re");
+	struct hostfab_maps maps;
 	struct share_piece cur;
+	const char *line;
 	bool in = false;
 	uintptr_t at = start;
-	char *line = NULL;
-	size_t cap = 0, n = 0;
+	size_t n = 0;
 	int ret = 0;
 
-	if (!f)
+	if (hostfab_maps_open(&maps, "/proc/self/smaps"))
 		return -XRMA_ENOTSUP;
-	while (getline(&line, &cap, f) > 0) {
+	while ((line = hostfab_maps_line(&maps))) {
 		unsigned long kib;
 
 		if (smaps_header(line, &cur)) {
@@ -136,8 +140,7 @@ static int smaps_read(uintptr_t start, uintptr_t end, struct share_piece *pieces
 	}
 	if (in)
 		n++;
-	free(line);
-	fclose(f);
+	hostfab_maps_close(&maps);
 	if (!ret && at < end)
 		ret = -XRMA_EFAULT;
 	*count = n;
@@ -403,26 +406,45 @@ static void share_child(void)
 	}
 }
 
-/* The table is consistent at the fork: no other thread is changing it meanwhile. */
+/*
+ * The table is consistent at the fork: no other thread is changing it
+ * meanwhile. Re-backed pages on the forking thread's stack are made private
+ * first (hostfab_share_stack.c).
+ */
 static void share_fork_prepare(void)
 {
+	struct hostfab_share_file files[SHARE_STACK_FILES_MAX];
+	size_t count = 0;
+
 	pthread_mutex_lock(&share_lock);
+	for (struct hostfab_share *s = shares; s && count < SHARE_STACK_FILES_MAX; s = s->next)
+		if (s->rebacked)
+			files[count++] = (struct hostfab_share_file){ .dev = s->dev, .ino = s->ino };
+	hostfab_share_stack_aside(files, count);
 }
 
 static void share_fork_parent(void)
 {
+	hostfab_share_stack_back();
 	pthread_mutex_unlock(&share_lock);
 }
 
 static void share_fork_child(void)
 {
+	hostfab_share_stack_forget();
 	share_child();
 	pthread_mutex_unlock(&share_lock);
 }
 
-static void share_fork_setup(void)
+/*
+ * Set before every other handler of the library (constructor priority), so
+ * ours run last before a fork and first after it: share_lock is a leaf, taken
+ * after the core's locks and released before them. Without memory for the
+ * handlers only fork is unguarded.
+ */
+static void __attribute__((constructor(101))) share_fork_handlers_set(void)
 {
-	pthread_atfork(share_fork_prepare, share_fork_parent, share_fork_child);
+	(void)pthread_atfork(share_fork_prepare, share_fork_parent, share_fork_child);
 }
 
 /* Whether some page of s's range still maps its file (under share_lock). */
@@ -480,7 +502,6 @@ int hostfab_share_get(void *addr, size_t len, int *fd, uint64_t *file_offset, st
 	end = start + (len + page - 1) / page * page;
 	if (end < start)
 		return -XRMA_ENOTSUP;
-	pthread_once(&share_fork_once, share_fork_setup);
 	pthread_mutex_lock(&share_lock);
 	share_sweep_locked();
 	ret = smaps_read(start, end, pieces, &count);

@@ -8,18 +8,22 @@
  * after), .data, .bss and stack arrays, MAP_SHARED files and shm_open memory
  * (the bytes reach the file), private and shared anonymous memory, huge
  * pages where the kernel has them; a fork after registration (the child's
- * copy stays private, MADV_DONTFORK ranges stay out of it); a 1 GiB window
+ * copy stays private, MADV_DONTFORK ranges stay out of it, forks from frames
+ * over a window on the stack); a 1 GiB window
  * mapped at its last page and reached by RMA near its end.
  * Skipped where nodes share one process or the provider cannot map.
  */
 #include "tests/conformance/scif/scif_test.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "tests/helpers/fixture.h"
@@ -362,6 +366,98 @@ static void test_scif_mmap_fork_keeps_private_pages_private(void **state)
 	munmap(kept, PAGE);
 }
 
+/* Reap pid within MP_TIMEOUT_MS: its exit code, 128 + signal, or -1 when it hung (then killed). */
+static int child_wait(pid_t pid)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), status = 0;
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+	assert_true(pidfd >= 0);
+	if (poll(&pfd, 1, MP_TIMEOUT_MS) != 1)
+		kill(pid, SIGKILL);
+	close(pidfd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (pfd.revents == 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+#define DEEP_LEVELS 6
+#define DEEP_WIN_PAGES 16
+#define DEEP_FORKS 24
+#define DEEP_WIN 0x200000
+
+static char *deep_window;
+
+/* A window over this frame's array; the pages stay re-backed after it returns. */
+static __attribute__((noinline)) int window_register(void)
+{
+	char win[DEEP_WIN_PAGES * PAGE] __attribute__((aligned(PAGE)));
+
+	deep_window = win;
+	return (int)scif_register(epd, win, sizeof(win), DEEP_WIN, RW, SCIF_MAP_FIXED);
+}
+
+/* window_register DEEP_LEVELS frames down: where deep_fork's fork() will run. */
+static __attribute__((noinline)) int deep_register(int level)
+{
+	volatile char pad[PAGE];
+	int ret;
+
+	pad[0] = (char)level;
+	ret = level ? deep_register(level - 1) : window_register();
+	return ret + pad[0] - level;
+}
+
+/* Stores over the stack below the caller, where a child's frames would be if still shared. */
+static __attribute__((noinline)) void scribble(void)
+{
+	volatile char junk[8 * PAGE];
+
+	memset((char *)junk, 0, sizeof(junk));
+}
+
+/* Forks from frames lying over the window's pages; a child checks its frames and exits. */
+static __attribute__((noinline)) int deep_fork(int level)
+{
+	volatile char pad[PAGE];
+	volatile uint64_t canary = 0x5ca1ab1e0000ull + (uint64_t)level;
+	int failed = 0;
+
+	pad[0] = (char)level;
+	if (level)
+		return deep_fork(level - 1) + (canary != 0x5ca1ab1e0000ull + (uint64_t)level);
+	for (int i = 0; i < DEEP_FORKS; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(canary == 0x5ca1ab1e0000ull && pad[0] == 0 ? 0 : 1);
+		if (pid < 0)
+			return 1;
+		scribble();
+		failed += child_wait(pid) != 0;
+	}
+	return failed;
+}
+
+/*
+ * A window registered over stack pages, which the frames of a later fork()
+ * use: every child runs on its own copy of them, and the window is still the
+ * parent's pages for the card after the forks.
+ */
+static void test_scif_mmap_stack_window_survives_forks_from_a_deep_frame(void **state)
+{
+	(void)state;
+	need_card();
+	assert_int_equal(deep_register(DEEP_LEVELS), DEEP_WIN);
+	assert_int_equal(deep_fork(DEEP_LEVELS), 0);
+	/* The window's pages lie below this frame, unused now: the card sees and changes them. */
+	fixture_pattern(deep_window, DEEP_WIN_PAGES * PAGE, 0xa0, 0);
+	assert_int_equal(card_do(CMD_MAP, DEEP_WIN, DEEP_WIN_PAGES * PAGE, 0xa0), 0);
+	assert_int_equal(fixture_pattern_check(deep_window, DEEP_WIN_PAGES * PAGE, 0xa1, 0), FIXTURE_MATCH);
+	assert_scif_ok(scif_unregister(epd, DEEP_WIN, DEEP_WIN_PAGES * PAGE));
+}
+
 /* 1 GiB of untouched memory: registered, its last page mapped, RMA near its end. */
 static void test_scif_register_one_gib_maps_its_last_page(void **state)
 {
@@ -397,6 +493,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_scif_mmap_anonymous_private_and_shared),
 		cmocka_unit_test(test_scif_mmap_huge_pages),
 		cmocka_unit_test(test_scif_mmap_fork_keeps_private_pages_private),
+		cmocka_unit_test(test_scif_mmap_stack_window_survives_forks_from_a_deep_frame),
 		cmocka_unit_test(test_scif_register_one_gib_maps_its_last_page),
 	};
 	int rc;
