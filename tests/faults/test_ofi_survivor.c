@@ -99,45 +99,83 @@ static void keep_working(struct xrma_ctx *ctx, int ms)
 	}
 }
 
-static void test_read_in_flight_when_peer_lost_then_peer_resumes_survivor_lives(void **state)
+/* Node 2 started and its segment imported, a local segment, both ways once; then node 2 stopped. */
+static void start_and_stop_peer(struct xrma_ctx **ctx, struct proc *child, struct xrma_seg **local,
+				struct xrma_rseg **r)
 {
 	struct xrma_seg_attr la = { .len = LEN, .id = XRMA_ID_ANY, .access = XRMA_ACCESS_ALL,
 				    .flags = XRMA_SEG_PRIVATE };
-	struct xrma_ctx *ctx;
-	struct xrma_seg *local;
-	struct xrma_rseg *r = NULL;
-	struct proc child;
 	unsigned char *lp;
 	int wstatus;
 
-	(void)state;
-	assert_rc(ctx_open_node(1, &ctx), 0);
-	assert_rc(xrma_seg_open(ctx, &la, &local), 0);
-	assert_rc(xrma_seg_addr(local, (void **)&lp), 0);
-	assert_int_equal(proc_spawn(&child, fabric, 2, "exporter", NULL), 0);
-	assert_int_equal(proc_expect(child.sock, MSG_READY, TIMEOUT_MS), 0);
-	assert_rc(xrma_rseg_open(ctx, 2, SEG_ID, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0,
-				 TIMEOUT_MS, &r), 0);
+	assert_rc(ctx_open_node(1, ctx), 0);
+	assert_rc(xrma_seg_open(*ctx, &la, local), 0);
+	assert_rc(xrma_seg_addr(*local, (void **)&lp), 0);
+	assert_int_equal(proc_spawn(child, fabric, 2, "exporter", NULL), 0);
+	assert_int_equal(proc_expect(child->sock, MSG_READY, TIMEOUT_MS), 0);
+	assert_rc(xrma_rseg_open(*ctx, 2, SEG_ID, XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE,
+				 0, TIMEOUT_MS, r), 0);
 	/* Both ways once: the connections exist before the peer stops. */
-	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, LEN), 0);
+	assert_rc(fixture_rma_sync(*ctx, XRMA_RMA_READ, *local, 0, *r, 0, LEN), 0);
 	assert_true(fixture_pattern_check(lp, LEN, SEED, 0) == FIXTURE_MATCH);
-	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local, 0, r, 0, LEN), 0);
-
-	/* Stopped, the peer cannot answer: the read is in flight when the peer is declared lost. */
-	assert_int_equal(kill(child.pid, SIGSTOP), 0);
-	assert_int_equal(waitpid(child.pid, &wstatus, WUNTRACED), child.pid);
+	assert_rc(fixture_rma_sync(*ctx, XRMA_RMA_WRITE, *local, 0, *r, 0, LEN), 0);
+	/* Stopped, the peer cannot answer: a read posted now is in flight when it is declared lost. */
+	assert_int_equal(kill(child->pid, SIGSTOP), 0);
+	assert_int_equal(waitpid(child->pid, &wstatus, WUNTRACED), child->pid);
 	assert_true(WIFSTOPPED(wstatus));
-	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, LEN), XRMA_ELOST);
-	/* The application frees what the failed read named: the segment's memory is unmapped. */
+}
+
+/*
+ * The failed read reported: the application frees the memory it named (the
+ * segment's is unmapped), the peer resumes and answers the read it was sent,
+ * and we must not be the worse for it.
+ */
+static void free_and_resume_peer(struct xrma_ctx *ctx, struct proc *child, struct xrma_seg *local,
+				 struct xrma_rseg *r)
+{
 	assert_rc(xrma_seg_close(local), 0);
 	assert_rc(xrma_rseg_close(r), 0);
-
-	/* The peer resumes and answers the read it was sent; we must not be the worse for it. */
-	assert_int_equal(kill(child.pid, SIGCONT), 0);
+	assert_int_equal(kill(child->pid, SIGCONT), 0);
 	keep_working(ctx, proc_scaled_ms(AFTERLIFE_MS));
-	assert_int_equal(proc_send(child.sock, MSG_DONE), 0);
-	assert_int_equal(proc_join(&child, TIMEOUT_MS), 0);
+	assert_int_equal(proc_send(child->sock, MSG_DONE), 0);
+	assert_int_equal(proc_join(child, TIMEOUT_MS), 0);
 	assert_rc(xrma_ctx_close(ctx), 0);
+}
+
+static void test_read_in_flight_when_peer_lost_then_peer_resumes_survivor_lives(void **state)
+{
+	struct xrma_ctx *ctx;
+	struct xrma_seg *local;
+	struct xrma_rseg *r;
+	struct proc child;
+
+	(void)state;
+	start_and_stop_peer(&ctx, &child, &local, &r);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local, 0, r, 0, LEN), XRMA_ELOST);
+	free_and_resume_peer(ctx, &child, local, r);
+}
+
+/* The same with an asynchronous read: its completion reports the loss, and only then. */
+static void test_async_read_in_flight_when_peer_lost_then_peer_resumes_survivor_lives(void **state)
+{
+	struct xrma_completion done = { .status = -1 };
+	struct xrma_iov iov = { .offset = 0, .len = LEN };
+	struct xrma_ctx *ctx;
+	struct xrma_seg *local;
+	struct xrma_rseg *r;
+	struct xrma_dmaq *q;
+	struct proc child;
+
+	(void)state;
+	start_and_stop_peer(&ctx, &child, &local, &r);
+	iov.seg = local;
+	assert_rc(xrma_dmaq_open(ctx, 4, 0, &q), 0);
+	assert_rc(xrma_dmaq_post(q, XRMA_RMA_READ, &iov, 1, r, 0, LEN, 5, 0), 0);
+	assert_rc(xrma_dmaq_wait(q, &done, TIMEOUT_MS), 0);
+	assert_int_equal(done.cookie, 5);
+	assert_rc(done.status, XRMA_ELOST);
+	assert_rc(xrma_dmaq_close(q), 0);
+	free_and_resume_peer(ctx, &child, local, r);
 }
 
 static int group_up(void **state)
@@ -175,6 +213,9 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(
 			test_read_in_flight_when_peer_lost_then_peer_resumes_survivor_lives,
+			proc_teardown),
+		cmocka_unit_test_teardown(
+			test_async_read_in_flight_when_peer_lost_then_peer_resumes_survivor_lives,
 			proc_teardown),
 	};
 	int rc;
