@@ -963,7 +963,7 @@ static void *progress_main(void *arg)
 		unsigned int posts = atomic_load_explicit(&ep->rma_posted, memory_order_relaxed);
 		bool driven, inflight, served = serving(ep, now), resting = app_driving(ep, now);
 		struct epoll_event ev[2];
-		bool queued, asking;
+		bool queued, asking, purge;
 		int n = 0;
 
 		/* Posters read no clock: a post is timed when this thread first sees it. */
@@ -996,8 +996,10 @@ static void *progress_main(void *arg)
 		queued = flush_queues_locked(ep, now);
 		asking = liveness_locked(ep, now);
 		ofi_rma_lost_overdue_locked(ep, now);
+		purge = ep->av_doomed_count != 0;
 		pthread_mutex_unlock(&ep->lock);
-		ofi_av_purge(ep);
+		if (purge)
+			ofi_av_purge(ep);
 		/*
 		 * The application polls the endpoints itself (ofi_app_progress): a turn
 		 * of ours would only take the CPU from it. The sends waiting for a

@@ -10,8 +10,11 @@
  * a control message sent afterwards cannot overtake it. XRMA_RMA_ORDERED on a
  * provider without write-after-write order writes the last 64 bytes after the
  * rest completed. The waiter polls the CQ a bounded number of times, then
- * sleeps until the progress thread completes its chunks or the owner is
- * declared lost (then the last completion frees the wait record).
+ * sleeps until the progress thread completes its chunks. What a chunk names
+ * stays libfabric's until its completion is read, also when the owner is
+ * declared lost: the lost owner's address is removed (ofi_av_purge), which
+ * makes libfabric hand its operations back as errors (docs/providers-ofi.md,
+ * "Buffer ownership").
  */
 #include "providers/ofi/ofi.h"
 
