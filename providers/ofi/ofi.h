@@ -45,7 +45,9 @@
  * or a wait; libfabric calls made under it never call back into us (the domain
  * is FI_THREAD_SAFE, and completions are dispatched by our own code after
  * fi_cq_read returns). ep->names_lock guards the name tables, ep->mem_lock the
- * list of registered memory.
+ * list of registered memory. ep->av_lock keeps transfer posts apart from the
+ * removal of a lost peer's addresses (ofi_av_purge); it is never taken under
+ * the others.
  */
 #ifndef XRMA_PROV_OFI_H
 #define XRMA_PROV_OFI_H
