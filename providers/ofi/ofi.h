@@ -45,7 +45,9 @@
  * or a wait; libfabric calls made under it never call back into us (the domain
  * is FI_THREAD_SAFE, and completions are dispatched by our own code after
  * fi_cq_read returns). ep->names_lock guards the name tables, ep->mem_lock the
- * list of registered memory.
+ * list of registered memory. ep->av_lock keeps transfer posts apart from the
+ * removal of a lost peer's addresses (ofi_av_purge); it is never taken under
+ * the others.
  */
 #ifndef XRMA_PROV_OFI_H
 #define XRMA_PROV_OFI_H
@@ -188,6 +190,7 @@ struct ofi_rma_wait {
 	void (*done)(void *arg, int status);   /* fixed: asynchronous only */
 	void *arg;                             /* fixed */
 	bool reported;                         /* under ep->lock: done was called */
+	uint64_t lost_ns;                      /* under ep->lock: when its owner was lost, or 0 */
 	bool on_control;                       /* fixed: posted on ep, not on a separate rma_ep */
 	bool single;                           /* fixed: async, one chunk: its completion is the last */
 	struct ofi_peer *served;               /* fixed: whose target endpoint it goes to, or NULL */
@@ -327,6 +330,7 @@ struct ofi_ep {
 	bool closing;                        /* under lock */
 	struct ofi_tx *tx_live;              /* under lock: every send not yet completed */
 	struct ofi_rma_wait *rma_live;       /* under lock: asynchronous transfers in flight */
+	size_t rma_lost_unreported;          /* under lock: of those, lost ones not reported yet */
 	/* Under lock: finished asynchronous records kept for the next posts (live_next links them). */
 	struct ofi_rma_wait *rma_spare;
 	size_t rma_spare_count;
@@ -359,6 +363,20 @@ struct ofi_ep {
 	struct ofi_rx *rx;                   /* fixed: OFI_RX_COUNT buffers */
 	atomic_bool rx_unposted;             /* some buffer waits to be reposted */
 
+	/*
+	 * The AV entries of incarnations lost for silence, still to be removed
+	 * (ofi_av_purge). Under lock; av_epoch counts the peers whose entries
+	 * were put here, so a poster that learnt an address before sees that it
+	 * must check its owner again. av_lock: transfer and atomic posts hold it
+	 * shared from that check to the post's return, ofi_av_purge exclusive,
+	 * so nothing is posted to a removed address. Never taken under lock or
+	 * poll_lock; writers are preferred, so posters cannot starve a purge.
+	 */
+	fi_addr_t *av_doomed;
+	size_t av_doomed_count, av_doomed_cap;
+	atomic_uint av_epoch;
+	pthread_rwlock_t av_lock;
+
 	pthread_mutex_t names_lock;
 	struct ofi_names names[XRMA_NS_COUNT];   /* under names_lock */
 
@@ -385,6 +403,21 @@ int ofi_peer_addr_locked(struct ofi_ep *ep, struct ofi_peer *peer, fi_addr_t *ad
 /* The address of the peer's target endpoint at port (ofi_key.rma_port), the same way. */
 int ofi_peer_rma_addr_locked(struct ofi_ep *ep, struct ofi_peer *peer, uint32_t port,
 			     fi_addr_t *addr);
+/*
+ * The peer's incarnation is lost but may still hold our operations (a
+ * stopped process): its AV entries go on ep->av_doomed for ofi_av_purge, and
+ * the next use of the node inserts its address again. Under ep->lock.
+ */
+void ofi_peer_forget_locked(struct ofi_ep *ep, struct ofi_peer *peer);
+/*
+ * Remove the doomed AV entries: ofi_rxm then closes their connections, and
+ * every operation still posted on them comes back as an error completion, so
+ * what those operations hold can be released. Holds no lock of ours on entry.
+ */
+void ofi_av_purge(struct ofi_ep *ep);
+/* A poster's guard against ofi_av_purge (ep->av_lock, shared). */
+void ofi_post_guard(struct ofi_ep *ep);
+void ofi_post_unguard(struct ofi_ep *ep);
 
 /* ofi_names.c */
 void ofi_names_init(struct ofi_ep *ep);
@@ -502,8 +535,14 @@ void ofi_rma_posting(struct ofi_ep *ep, struct ofi_peer *served);
 void ofi_rma_ended(struct ofi_ep *ep, struct ofi_peer *served, unsigned int n);
 /* Transfer chunks and atomics on rma_ep in flight now. */
 int ofi_rma_inflight(const struct ofi_ep *ep);
-/* The owner's incarnation is gone: asynchronous transfers to it report XRMA_ELOST now. */
+/*
+ * The owner's incarnation is gone: asynchronous transfers to it will report
+ * XRMA_ELOST, once their chunks came back from libfabric (ofi_av_purge makes
+ * them come back), since the core releases their buffers on the report.
+ */
 void ofi_rma_owner_lost_locked(struct ofi_ep *ep, const struct xrma_prov_addr *owner);
+/* Report lost transfers whose chunks a provider still holds liveness_ms after the loss. */
+void ofi_rma_lost_overdue_locked(struct ofi_ep *ep, uint64_t now);
 /* At close, after the endpoint: free asynchronous records whose chunks never completed, and the spares. */
 void ofi_rma_release(struct ofi_ep *ep);
 

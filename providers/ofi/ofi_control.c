@@ -882,6 +882,12 @@ static bool liveness_locked(struct ofi_ep *ep, uint64_t now)
 			continue;
 		if (age_ns(now, peer->last_heard_ns) > limit) {
 			peer_down_locked(ep, peer, -XRMA_ELOST);
+			/*
+			 * Silent is not dead: a stopped process keeps its connections, and
+			 * our operations on them stay libfabric's until its address goes
+			 * (ofi_av_purge, which the caller runs once the lock is let go).
+			 */
+			ofi_peer_forget_locked(ep, peer);
 			continue;
 		}
 		if (age_ns(now, peer->last_beat_ns) >= beat) {
@@ -957,7 +963,7 @@ static void *progress_main(void *arg)
 		unsigned int posts = atomic_load_explicit(&ep->rma_posted, memory_order_relaxed);
 		bool driven, inflight, served = serving(ep, now), resting = app_driving(ep, now);
 		struct epoll_event ev[2];
-		bool queued, asking;
+		bool queued, asking, purge;
 		int n = 0;
 
 		/* Posters read no clock: a post is timed when this thread first sees it. */
@@ -989,7 +995,11 @@ static void *progress_main(void *arg)
 		now = ofi_now_ns();
 		queued = flush_queues_locked(ep, now);
 		asking = liveness_locked(ep, now);
+		ofi_rma_lost_overdue_locked(ep, now);
+		purge = ep->av_doomed_count != 0;
 		pthread_mutex_unlock(&ep->lock);
+		if (purge)
+			ofi_av_purge(ep);
 		/*
 		 * The application polls the endpoints itself (ofi_app_progress): a turn
 		 * of ours would only take the CPU from it. The sends waiting for a

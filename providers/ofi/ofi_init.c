@@ -437,6 +437,17 @@ static void ofi_close_objects(struct ofi_ep *ep)
 		fi_freeinfo(ep->info);
 }
 
+/* Writers first: a purge waits for the posts under way, not for every later one. */
+static void av_lock_init(pthread_rwlock_t *lock)
+{
+	pthread_rwlockattr_t attr;
+
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+}
+
 static void ofi_free(struct ofi_ep *ep)
 {
 	ofi_names_fini(ep);
@@ -446,8 +457,24 @@ static void ofi_free(struct ofi_ep *ep)
 	pthread_mutex_destroy(&ep->mem_lock);
 	pthread_mutex_destroy(&ep->poll_lock);
 	pthread_mutex_destroy(&ep->rma_poll_lock);
+	pthread_rwlock_destroy(&ep->av_lock);
+	free(ep->av_doomed);
 	free(ep->peers);
 	free(ep);
+}
+
+/*
+ * libfabric reads FI_AV_REMOVE_CLEANUP once, when the process first calls it;
+ * only with it does ofi_rxm close a removed address's connections and hand
+ * back the operations posted on them, which ofi_av_purge relies on. So it is
+ * set before our first call, unless the user chose a value. A process that
+ * used libfabric before opening us keeps what it had (docs/providers-ofi.md).
+ */
+static pthread_once_t av_cleanup_once = PTHREAD_ONCE_INIT;
+
+static void av_cleanup_ask(void)
+{
+	setenv("FI_AV_REMOVE_CLEANUP", "1", 0);
 }
 
 static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct xrma_prov_addr *self)
@@ -462,6 +489,7 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 
 	if (!args || !args->config || !args->upcalls || !state || !self)
 		return -XRMA_EINVAL;
+	pthread_once(&av_cleanup_once, av_cleanup_ask);
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return -XRMA_ENOMEM;
@@ -479,6 +507,8 @@ static int ofi_open(const struct xrma_prov_open_args *args, void **state, struct
 	ep->cq_fd = -1;
 	pthread_mutex_init(&ep->poll_lock, NULL);
 	pthread_mutex_init(&ep->rma_poll_lock, NULL);
+	av_lock_init(&ep->av_lock);
+	atomic_init(&ep->av_epoch, 0);
 	atomic_init(&ep->driving, 0);
 	atomic_init(&ep->driven_ns, 0);
 	atomic_init(&ep->rma_posted, 0);

@@ -129,3 +129,66 @@ int ofi_peer_rma_addr_locked(struct ofi_ep *ep, struct ofi_peer *peer, uint32_t 
 	*addr = peer->rma_addr;
 	return 0;
 }
+
+/* Put one AV entry on the doomed list; one that cannot be kept there stays in the AV. */
+static void av_doom_locked(struct ofi_ep *ep, fi_addr_t addr)
+{
+	if (addr == FI_ADDR_NOTAVAIL)
+		return;
+	if (ep->av_doomed_count == ep->av_doomed_cap) {
+		size_t cap = ep->av_doomed_cap ? 2 * ep->av_doomed_cap : 8;
+		fi_addr_t *grown = realloc(ep->av_doomed, cap * sizeof(*grown));
+
+		if (!grown)
+			return;
+		ep->av_doomed = grown;
+		ep->av_doomed_cap = cap;
+	}
+	ep->av_doomed[ep->av_doomed_count++] = addr;
+}
+
+void ofi_peer_forget_locked(struct ofi_ep *ep, struct ofi_peer *peer)
+{
+	if (peer->addr == FI_ADDR_NOTAVAIL && peer->rma_addr == FI_ADDR_NOTAVAIL)
+		return;
+	av_doom_locked(ep, peer->addr);
+	av_doom_locked(ep, peer->rma_addr);
+	peer->addr = FI_ADDR_NOTAVAIL;
+	peer->rma_addr = FI_ADDR_NOTAVAIL;
+	peer->rma_port = 0;
+	atomic_fetch_add(&ep->av_epoch, 1);
+}
+
+void ofi_av_purge(struct ofi_ep *ep)
+{
+	fi_addr_t *doomed;
+	size_t count;
+
+	pthread_mutex_lock(&ep->lock);
+	count = ep->av_doomed_count;
+	pthread_mutex_unlock(&ep->lock);
+	if (!count)
+		return;
+	/* Every post that may use a doomed entry has returned, and later ones see av_epoch moved. */
+	pthread_rwlock_wrlock(&ep->av_lock);
+	pthread_mutex_lock(&ep->lock);
+	doomed = ep->av_doomed;
+	count = ep->av_doomed_count;
+	ep->av_doomed = NULL;
+	ep->av_doomed_count = ep->av_doomed_cap = 0;
+	pthread_mutex_unlock(&ep->lock);
+	if (count && fi_av_remove(ep->av, doomed, count, 0))
+		ofi_detail("ofi: cannot remove %zu lost address(es) from the address vector", count);
+	pthread_rwlock_unlock(&ep->av_lock);
+	free(doomed);
+}
+
+void ofi_post_guard(struct ofi_ep *ep)
+{
+	pthread_rwlock_rdlock(&ep->av_lock);
+}
+
+void ofi_post_unguard(struct ofi_ep *ep)
+{
+	pthread_rwlock_unlock(&ep->av_lock);
+}

@@ -10,8 +10,11 @@
  * a control message sent afterwards cannot overtake it. XRMA_RMA_ORDERED on a
  * provider without write-after-write order writes the last 64 bytes after the
  * rest completed. The waiter polls the CQ a bounded number of times, then
- * sleeps until the progress thread completes its chunks or the owner is
- * declared lost (then the last completion frees the wait record).
+ * sleeps until the progress thread completes its chunks. What a chunk names
+ * stays libfabric's until its completion is read, also when the owner is
+ * declared lost: the lost owner's address is removed (ofi_av_purge), which
+ * makes libfabric hand its operations back as errors (docs/providers-ofi.md,
+ * "Buffer ownership").
  */
 #include "providers/ofi/ofi.h"
 
@@ -40,6 +43,7 @@ struct transfer_dest {
 	fi_addr_t addr;
 	struct ofi_peer *served;
 	bool reconnect;
+	unsigned int av_epoch;   /* ep->av_epoch when addr was read (post_guard) */
 };
 
 struct rma_wait_ext {
@@ -110,7 +114,9 @@ void ofi_rma_finish(struct ofi_ep *ep, struct ofi_rma_wait *finished)
 			w->live_next->live_prev = w->live_prev;
 		if (!w->reported) {
 			w->reported = true;
-			w->done(w->arg, transfer_status(w->status));
+			if (w->lost_ns)
+				ep->rma_lost_unreported--;
+			w->done(w->arg, w->lost_ns ? -XRMA_ELOST : transfer_status(w->status));
 		}
 		if (!((struct rma_wait_ext *)w)->tmp && ep->rma_spare_count < RMA_SPARE_MAX) {
 			w->live_next = ep->rma_spare;
@@ -167,10 +173,27 @@ void ofi_rma_complete(struct ofi_ep *ep, struct ofi_rma_wait *w, int status,
 
 void ofi_rma_owner_lost_locked(struct ofi_ep *ep, const struct xrma_prov_addr *owner)
 {
-	/* Its chunks may never complete; the record stays until they do (or the endpoint closes). */
+	uint64_t now = ofi_now_ns();
+
 	for (struct ofi_rma_wait *w = ep->rma_live; w; w = w->live_next)
-		if (w->owner.node == owner->node && w->owner.ep == owner->ep && !w->reported) {
+		if (w->owner.node == owner->node && w->owner.ep == owner->ep && !w->reported &&
+		    !w->lost_ns) {
+			w->lost_ns = now;
+			ep->rma_lost_unreported++;
+		}
+}
+
+void ofi_rma_lost_overdue_locked(struct ofi_ep *ep, uint64_t now)
+{
+	uint64_t limit = (uint64_t)ep->liveness_ms * 1000000ull;
+
+	if (!ep->rma_lost_unreported)
+		return;
+	/* The record itself stays until its chunks complete (or the endpoint closes). */
+	for (struct ofi_rma_wait *w = ep->rma_live; w; w = w->live_next)
+		if (w->lost_ns && !w->reported && now > w->lost_ns && now - w->lost_ns > limit) {
 			w->reported = true;
+			ep->rma_lost_unreported--;
 			w->done(w->arg, -XRMA_ELOST);
 		}
 }
@@ -210,7 +233,8 @@ static int owner_status_locked(struct ofi_ep *ep, const struct xrma_prov_addr *o
 	int status = 0;
 
 	if (dest)
-		*dest = (struct transfer_dest){ .addr = FI_ADDR_NOTAVAIL };
+		*dest = (struct transfer_dest){ .addr = FI_ADDR_NOTAVAIL,
+						 .av_epoch = atomic_load(&ep->av_epoch) };
 	peer = ofi_peer_find(ep, owner->node);
 	if (!peer || ofi_gone_locked(ep, owner, NULL) || (peer->ep && peer->ep != owner->ep))
 		status = -XRMA_ELOST;
@@ -282,6 +306,7 @@ static int async_start(struct ofi_ep *ep, struct ofi_rmem *r, size_t tmp, void (
 	x->w.arg = arg;
 	x->w.owner = r->owner;
 	x->w.reported = false;
+	x->w.lost_ns = 0;
 	/*
 	 * Our own share of pending: no completion can finish the record while we
 	 * post (of a one-chunk transfer, the chunk's: rma_start). Nothing else
@@ -310,12 +335,17 @@ static void owner_proven(struct ofi_ep *ep, const struct xrma_prov_addr *owner)
 	pthread_mutex_unlock(&ep->lock);
 }
 
-/* Wait for every posted chunk (an atomic's result into *result, if asked). Frees x
- * unless it must outlive us (owner lost). */
+/*
+ * Wait for every posted chunk (an atomic's result into *result, if asked),
+ * also when the owner is lost: what the chunks name is libfabric's until they
+ * complete. Frees x unless it must outlive us (a provider that never gives
+ * back a lost owner's operations).
+ */
 static int wait_all(struct ofi_ep *ep, struct rma_wait_ext *x, const struct xrma_prov_addr *owner,
 		    uint64_t *result)
 {
 	struct ofi_rma_wait *w = &x->w;
+	uint64_t lost_ns = 0;   /* when the owner was seen gone */
 	int status;
 
 	ofi_drive(ep, true);
@@ -333,18 +363,42 @@ static int wait_all(struct ofi_ep *ep, struct rma_wait_ext *x, const struct xrma
 			ts.tv_nsec -= 1000000000L;
 		}
 		pthread_cond_timedwait(&w->cond, &w->lock, &ts);
-		if (atomic_load(&w->pending) && owner_status(ep, owner, 0, NULL)) {
-			/* The owner is gone for good; its completions may never come. */
+		if (!atomic_load(&w->pending))
+			break;
+		if (!lost_ns && owner_status(ep, owner, 0, NULL)) {
+			/*
+			 * The owner is gone, but a stopped process still holds our
+			 * requests and may answer them: libfabric owns the buffers and
+			 * this record until it gives them back. Removing the owner's
+			 * address has it do so now, as error completions.
+			 */
+			lost_ns = ofi_now_ns();
+			pthread_mutex_unlock(&w->lock);
+			ofi_av_purge(ep);
+			w->on_control ? ofi_cq_poll(ep) : ofi_rma_cq_poll(ep);
+			pthread_mutex_lock(&w->lock);
+			continue;
+		}
+		if (lost_ns && ofi_now_ns() - lost_ns > (uint64_t)ep->liveness_ms * 1000000ull) {
+			/* A provider that keeps them for ever: the last completion, if any, frees. */
 			w->abandoned = true;
 			pthread_mutex_unlock(&w->lock);
 			return -XRMA_ELOST;
 		}
+		if (lost_ns) {
+			pthread_mutex_unlock(&w->lock);
+			w->on_control ? ofi_cq_poll(ep) : ofi_rma_cq_poll(ep);
+			pthread_mutex_lock(&w->lock);
+		}
 	}
-	status = w->status;
+	status = lost_ns ? -XRMA_ELOST : w->status;
 	if (result)
 		*result = x->result;
 	pthread_mutex_unlock(&w->lock);
 	wait_free(x);
+	/* Failed because the owner's address was removed (ofi_av_purge): the owner is what was lost. */
+	if (status && status != -XRMA_ELOST && owner_status(ep, owner, 0, NULL))
+		status = -XRMA_ELOST;
 	return status;
 }
 
@@ -427,6 +481,23 @@ static void poll_after_departure(struct ofi_ep *ep)
 		ofi_rma_cq_poll(ep);
 }
 
+/*
+ * Hold off ofi_av_purge while posting to dest->addr, and make sure the
+ * address is still in the AV: if some peer's entries were doomed since it was
+ * read, the owner must still be live (a lost owner's are the doomed ones).
+ * 0 with the guard held, or XRMA_ELOST without it.
+ */
+static int post_guard(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
+		      const struct transfer_dest *dest)
+{
+	ofi_post_guard(ep);
+	if (atomic_load(&ep->av_epoch) != dest->av_epoch && owner_status(ep, owner, 0, NULL)) {
+		ofi_post_unguard(ep);
+		return -XRMA_ELOST;
+	}
+	return 0;
+}
+
 /* Post one chunk, retrying (bounded) while the provider asks for progress. */
 static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
 		      const struct transfer_dest *dest, enum xrma_rma_op op, struct fi_msg_rma *msg)
@@ -436,11 +507,17 @@ static int post_chunk(struct ofi_ep *ep, const struct xrma_prov_addr *owner,
 
 	ofi_rma_posting(ep, served);
 	for (unsigned int tries = 1;; tries++) {
-		ssize_t ret = op == XRMA_RMA_WRITE
-				      ? fi_writemsg(ep->rma_ep, msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
-				      : fi_readmsg(ep->rma_ep, msg, FI_COMPLETION);
-		int gave_up;
+		ssize_t ret;
+		int gave_up = post_guard(ep, owner, dest);
 
+		if (gave_up) {
+			ofi_rma_ended(ep, served, 1);
+			return gave_up;
+		}
+		ret = op == XRMA_RMA_WRITE
+			      ? fi_writemsg(ep->rma_ep, msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
+			      : fi_readmsg(ep->rma_ep, msg, FI_COMPLETION);
+		ofi_post_unguard(ep);
 		if (!ret)
 			return 0;
 		gave_up = ret == -FI_EAGAIN ? post_retry(ep, owner, false, tries, &since)
@@ -763,6 +840,10 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 	}
 	atomic_store(&x->w.pending, 1);
 	for (unsigned int tries = 1;; tries++) {
+		if ((gave_up = post_guard(ep, &r->owner, &dest))) {
+			sret = -FI_ENOTCONN;
+			break;
+		}
 		if (fop == FI_CSWAP)
 			sret = fi_compare_atomic(aep, &x->operand, 1, desc[0], &x->compare, desc[1],
 						 &x->result, desc[2], dest.addr, raddr, r->key.mr_key,
@@ -770,6 +851,7 @@ int ofi_atomic(void *state, struct xrma_prov_rmem *rmem, size_t offset, enum xrm
 		else
 			sret = fi_fetch_atomic(aep, &x->operand, 1, desc[0], &x->result, desc[2],
 					       dest.addr, raddr, r->key.mr_key, FI_UINT64, fop, &x->w.op);
+		ofi_post_unguard(ep);
 		if (sret != -FI_EAGAIN)
 			break;
 		gave_up = post_retry(ep, &r->owner, x->w.on_control, tries, &since);

@@ -335,6 +335,12 @@ uint32_t hostfab_dir_read_begin(const struct hostfab_dirmap *map);
 bool hostfab_dir_read_retry(const struct hostfab_dir *dir, uint32_t seq);
 /* Join the node: take a slot (reclaiming dead ones) and an endpoint number. */
 int hostfab_dir_join(struct hostfab_ep *ep);
+/*
+ * Whether our node's file is still the one at its path: a tmp cleaner or
+ * systemd-logind's RemoveIPC may delete it under a running node, which then
+ * becomes invisible. 0, or XRMA_EIO with a detail saying so.
+ */
+int hostfab_dir_check_own(struct hostfab_ep *ep);
 /* Leave: free our slot, names and exports; unlink the file if the node empties. */
 void hostfab_dir_leave(struct hostfab_ep *ep);
 /* Reclaim the slots of dead endpoints of a node (under its lock). Returns how many. */
@@ -384,6 +390,8 @@ bool hostfab_cred_ok(const struct hostfab_ep *ep, int fd);
 int hostfab_pkt_send(int fd, const void *buf, size_t len, int pass_fd);
 int hostfab_pkt_recv(int fd, void *buf, size_t len, int *got_fd, int timeout_ms);
 void hostfab_chan_goodbye(struct hostfab_ep *ep);
+/* Stop listening: at close, before the node's file is left (hostfab_dir_open says why). */
+void hostfab_chan_unlisten(struct hostfab_ep *ep);
 void hostfab_chan_destroy(struct hostfab_ep *ep);
 int hostfab_progress_fd(void *state);
 int hostfab_progress(void *state);

@@ -716,6 +716,13 @@ void hostfab_chan_goodbye(struct hostfab_ep *ep)
 	pthread_mutex_unlock(&ep->lock);
 }
 
+void hostfab_chan_unlisten(struct hostfab_ep *ep)
+{
+	if (ep->listen_fd >= 0)
+		close(ep->listen_fd);
+	ep->listen_fd = -1;
+}
+
 void hostfab_chan_destroy(struct hostfab_ep *ep)
 {
 	struct hostfab_conn *c;

@@ -121,6 +121,55 @@ static bool dir_sweep_broken(const struct hostfab_ep *ep, int fd, const struct s
 	return true;
 }
 
+/*
+ * Whether an endpoint of node listens now (its abstract socket, hostfab_chan.c,
+ * in /proc/net/unix, flagged as accepting connections); its name into name.
+ * Endpoints stop listening before they leave the node's file, and a dead
+ * process's socket is gone with it, so a listener while the file is missing
+ * means the file was removed under a running node.
+ */
+static bool node_listening(const struct hostfab_ep *ep, uint32_t node, char *name, size_t len)
+{
+	char prefix[192], line[512];
+	size_t plen;
+	bool found = false;
+	FILE *f = fopen("/proc/net/unix", "re");
+
+	if (!f)
+		return false;
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "@xrma.%s.%u.", ep->ns, node);
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long flags;
+		char path[256];
+
+		/* Num RefCount Protocol Flags Type St Inode Path; 0x10000: listening */
+		if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %255s", &flags, path) != 2)
+			continue;
+		if ((flags & 0x10000) && !strncmp(path, prefix, plen)) {
+			snprintf(name, len, "%s", path);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+int hostfab_dir_check_own(struct hostfab_ep *ep)
+{
+	char path[PATH_MAX];
+	struct stat mine, there;
+
+	dir_path(ep, ep->self.node, path, sizeof(path));
+	if (fstat(ep->own->fd, &mine) == 0 && stat(path, &there) == 0 && mine.st_dev == there.st_dev &&
+	    mine.st_ino == there.st_ino)
+		return 0;
+	hostfab_detail("%s: node %u's runtime file %s was removed or replaced while the node runs "
+		       "(a tmp cleaner, or RemoveIPC of systemd-logind?): its names are invisible to "
+		       "other processes; restart the node's processes", ep->model->name, ep->self.node,
+		       path);
+	return -XRMA_EIO;
+}
+
 /* Create and publish the file of node; EEXIST if someone else did first. */
 static int dir_create(struct hostfab_ep *ep, uint32_t node, const char *path)
 {
@@ -148,7 +197,7 @@ static int dir_create(struct hostfab_ep *ep, uint32_t node, const char *path)
 
 int hostfab_dir_open(struct hostfab_ep *ep, uint32_t node, bool create, struct hostfab_dirmap **out)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], listener[256];
 	struct hostfab_dirmap *map;
 	struct stat st;
 	int fd = -1, ret;
@@ -166,6 +215,13 @@ int hostfab_dir_open(struct hostfab_ep *ep, uint32_t node, bool create, struct h
 				return errno == EACCES ? -XRMA_EACCES : -XRMA_EIO;
 			if (!create)
 				return -XRMA_ENODEV;
+			if (node_listening(ep, node, listener, sizeof(listener))) {
+				hostfab_detail("%s: node %u is running (it listens as %s) but its runtime "
+					       "file %s was removed; refusing to start a second copy of "
+					       "the node: stop its processes first", ep->model->name,
+					       node, listener, path);
+				return -XRMA_EADDRINUSE;
+			}
 			ret = dir_create(ep, node, path);
 			if (ret && ret != -XRMA_EEXIST)
 				return ret;
@@ -718,6 +774,10 @@ int hostfab_name_bind(void *state, enum xrma_ns ns, uint64_t *id, uint64_t min, 
 		return -XRMA_EINVAL;
 	if (*id == XRMA_ID_ANY && min > max)
 		return -XRMA_EINVAL;
+	/* A name in a file nobody can find any more would be a second owner's to take. */
+	ret = hostfab_dir_check_own(ep);
+	if (ret)
+		return ret;
 	dir = ep->own->dir;
 	ret = hostfab_dir_lock(ep, dir);
 	if (ret)

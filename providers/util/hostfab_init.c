@@ -191,6 +191,8 @@ void hostfab_close(void *state)
 	/* Peers hear the goodbye before our names vanish, and see a reset, not a death. */
 	hostfab_chan_goodbye(ep);
 	hostfab_mem_release_all(ep);
+	/* A listener outliving its node's file would read as a live node whose file was removed. */
+	hostfab_chan_unlisten(ep);
 	hostfab_dir_leave(ep);
 	hostfab_chan_destroy(ep);
 	while ((map = ep->dirs)) {

@@ -4,10 +4,12 @@
  * through real processes: a full runtime directory (a small tmpfs mounted in a
  * private mount namespace, root only) fails cleanly with XRMA_ENOSPC and recovers;
  * truncated or overwritten node files are swept, not fatal; a SCIF connector out of
- * descriptors never makes the listener's scif_accept fail.
+ * descriptors never makes the listener's scif_accept fail; a node whose runtime file
+ * is removed under it (RemoveIPC, tmp cleaners) is never started a second time.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,8 @@
 #define SEG_LEN 4096u
 
 enum { MSG_READY = 1, MSG_SKIP, MSG_GO, MSG_DONE };
+#define RUNNING_SEG_ID 4001
+#define RUNNING_SEG_ID2 4002
 
 static int open_ctx(const char *fabric, uint32_t node, struct xrma_ctx **ctx)
 {
@@ -267,7 +271,50 @@ static int child_connector(int sock, const char *arg)
 	return 0;
 }
 
+/*
+ * Role: node 1, running while its runtime file is removed. Exports a segment,
+ * then, once told the file is gone, must be refused a new name (XRMA_EIO,
+ * saying why) while what it has keeps working.
+ */
+static int child_running_node(int sock, const char *arg)
+{
+	const struct xrma_seg_attr attr = { .len = SEG_LEN, .id = RUNNING_SEG_ID,
+					    .access = XRMA_ACCESS_ALL };
+	struct xrma_seg_attr attr2 = attr;
+	struct xrma_ctx *ctx;
+	struct xrma_seg *seg, *seg2;
+
+	PROC_CHECK_RC(open_ctx(arg, 1, &ctx), 0);
+	PROC_CHECK_RC(xrma_seg_open(ctx, &attr, &seg), 0);
+	PROC_CHECK_RC(xrma_seg_export(seg, 0), 0);
+	PROC_CHECK(proc_send(sock, MSG_READY) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, WAIT_MS) == 0);
+	attr2.id = RUNNING_SEG_ID2;
+	xrma_error_detail_clear();
+	PROC_CHECK_RC(xrma_seg_open(ctx, &attr2, &seg2), XRMA_EIO);
+	PROC_CHECK(strstr(xrma_error_detail(), "removed") != NULL);
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	PROC_CHECK(proc_expect(sock, MSG_GO, WAIT_MS) == 0);
+	PROC_CHECK_RC(xrma_seg_close(seg), 0);
+	PROC_CHECK_RC(xrma_ctx_close(ctx), 0);
+	return 0;
+}
+
+/* Role: a second process for node 1 after its file went: refused while node 1 runs. */
+static int child_second_copy(int sock, const char *arg)
+{
+	struct xrma_ctx *ctx;
+
+	xrma_error_detail_clear();
+	PROC_CHECK_RC(open_ctx(arg, 1, &ctx), XRMA_EADDRINUSE);
+	PROC_CHECK(strstr(xrma_error_detail(), "node 1") != NULL);
+	PROC_CHECK(proc_send(sock, MSG_DONE) == 0);
+	return 0;
+}
+
 static const struct proc_role roles[] = {
+	{ "running_node", child_running_node },
+	{ "second_copy", child_second_copy },
 	{ "full_dir", child_full_dir },
 	{ "broken_files", child_broken_files },
 	{ "listener", child_listener },
@@ -344,6 +391,47 @@ static void test_limits_scif_accept_survives_starved_connectors(void **state)
 	assert_int_equal(proc_join(&listener, WAIT_MS), 0);
 }
 
+static void test_limits_node_file_removed_under_a_running_node(void **state)
+{
+	char fabric[XRMA_NAME_MAX], path[PATH_MAX];
+	const char *dir = getenv("XRMA_HOST_RUNTIME_DIR");
+	struct fixture_seg local;
+	struct proc node1, second;
+	struct xrma_rseg *r;
+	struct xrma_ctx *ctx;
+
+	(void)state;
+	need_processes();
+	fixture_fabric_name(fabric, sizeof(fabric), "lim-removed");
+	snprintf(path, sizeof(path), "%s/xrma.%u.%s.1", dir && *dir ? dir : "/dev/shm",
+		 (unsigned)geteuid(), fabric);
+	assert_int_equal(proc_spawn(&node1, fabric, 1, "running_node", fabric), 0);
+	assert_int_equal(proc_expect(node1.sock, MSG_READY, WAIT_MS), 0);
+	assert_rc(open_ctx(fabric, 2, &ctx), 0);
+	assert_rc(fixture_seg_make(ctx, SEG_LEN, XRMA_ACCESS_ALL, false, 3, &local), 0);
+	assert_rc(xrma_rseg_open(ctx, 1, RUNNING_SEG_ID,
+				 XRMA_ACCESS_REMOTE_READ | XRMA_ACCESS_REMOTE_WRITE, 0, WAIT_MS, &r), 0);
+
+	/* What RemoveIPC or a tmp cleaner does. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(proc_spawn(&second, fabric, 1, "second_copy", fabric), 0);
+	assert_int_equal(proc_expect(second.sock, MSG_DONE, WAIT_MS), 0);
+	assert_int_equal(proc_join(&second, WAIT_MS), 0);
+	assert_int_equal(access(path, F_OK), -1);   /* no second copy of node 1's names */
+	assert_int_equal(proc_send(node1.sock, MSG_GO), 0);
+	assert_int_equal(proc_expect(node1.sock, MSG_DONE, WAIT_MS), 0);
+
+	/* What node 1 already had keeps working. */
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_WRITE, local.seg, 0, r, 0, SEG_LEN), 0);
+	assert_rc(fixture_rma_sync(ctx, XRMA_RMA_READ, local.seg, 0, r, 0, SEG_LEN), 0);
+	assert_true(fixture_pattern_check(local.addr, SEG_LEN, 3, 0) == FIXTURE_MATCH);
+	assert_rc(xrma_rseg_close(r), 0);
+	assert_rc(fixture_seg_close(&local), 0);
+	assert_rc(xrma_ctx_close(ctx), 0);
+	assert_int_equal(proc_send(node1.sock, MSG_GO), 0);
+	assert_int_equal(proc_join(&node1, WAIT_MS), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +439,8 @@ int main(int argc, char **argv)
 					  proc_teardown),
 		cmocka_unit_test_teardown(test_limits_broken_node_files_are_swept, proc_teardown),
 		cmocka_unit_test_teardown(test_limits_scif_accept_survives_starved_connectors,
+					  proc_teardown),
+		cmocka_unit_test_teardown(test_limits_node_file_removed_under_a_running_node,
 					  proc_teardown),
 	};
 	int rc;
